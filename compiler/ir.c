@@ -1,0 +1,518 @@
+/*
+ * IR construction: the keyword tables, the interner, statement lists and
+ * deep copies.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+const struct ptx_op_info ptx_op_table[PTX_OP_COUNT] = {
+	[PTX_OP_UNKNOWN] = {"", 0},
+#define PTX_OP(id, s, f) [PTX_OP_##id] = {s, f},
+#include "ptx_ops.def"
+};
+
+const struct ptx_dir_info ptx_dir_table[PTX_DIR_COUNT] = {
+	[PTX_DIR_NONE] = {"", PTX_DC_NONE},
+#define PTX_DIR(id, s, c) [PTX_DIR_##id] = {s, c},
+#include "ptx_ops.def"
+};
+
+const struct ptx_sreg_info ptx_sreg_table[PTX_SREG_COUNT] = {
+	[PTX_SREG_NONE] = {"", 0},
+#define PTX_SREG(id, s, f) [PTX_SREG_##id] = {s, f},
+#include "ptx_ops.def"
+};
+
+const struct ptx_binop_info ptx_binop_table[PTX_BINOP_COUNT] = {
+#define PTX_BINOP(id, s, p) [PTX_BINOP_##id] = {s, p},
+#include "ptx_ops.def"
+};
+
+/* ------------------------------------------------------------- interner */
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+	/* FNV-1a: names are short, and this runs once per token. */
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int interner_grow(struct ptx_interner *t)
+{
+	uint32_t n = t->slots ? (t->mask + 1) * 2 : 1024;
+	struct ptx_ident **slots = calloc(n, sizeof(*slots));
+	uint32_t i;
+
+	if (!slots)
+		return -1;
+	if (t->slots) {
+		for (i = 0; i <= t->mask; i++) {
+			struct ptx_ident *id = t->slots[i], *next;
+
+			for (; id; id = next) {
+				next = id->chain;
+				id->chain = slots[id->hash & (n - 1)];
+				slots[id->hash & (n - 1)] = id;
+			}
+		}
+		free(t->slots);
+	}
+	t->slots = slots;
+	t->mask = n - 1;
+	return 0;
+}
+
+const struct ptx_ident *ptx_lookup(const struct ptx_module *m, const char *s, size_t len)
+{
+	const struct ptx_interner *t = &m->names;
+	uint32_t h = name_hash(s, len);
+	const struct ptx_ident *id;
+
+	if (!t->slots)
+		return NULL;
+	for (id = t->slots[h & t->mask]; id; id = id->chain)
+		if (id->hash == h && id->len == len && memcmp(id->str, s, len) == 0)
+			return id;
+	return NULL;
+}
+
+const struct ptx_ident *ptx_intern(struct ptx_module *m, const char *s, size_t len)
+{
+	struct ptx_interner *t = &m->names;
+	uint32_t h = name_hash(s, len);
+	struct ptx_ident *id;
+
+	if (len > UINT32_MAX) {
+		m->oom = 1;
+		return NULL;
+	}
+	if (t->slots) {
+		for (id = t->slots[h & t->mask]; id; id = id->chain)
+			if (id->hash == h && id->len == len && memcmp(id->str, s, len) == 0)
+				return id;
+	}
+	if ((!t->slots || t->count >= t->mask) && interner_grow(t) < 0) {
+		m->oom = 1;
+		return NULL;
+	}
+	id = coloc_arena_alloc(&m->arena, sizeof(*id) + len + 1);
+	if (!id) {
+		m->oom = 1;
+		return NULL;
+	}
+	id->hash = h;
+	id->len = (uint32_t)len;
+	memcpy(id->str, s, len);
+	id->str[len] = '\0';
+	id->chain = t->slots[h & t->mask];
+	t->slots[h & t->mask] = id;
+	t->count++;
+	return id;
+}
+
+const struct ptx_ident *ptx_intern_cstr(struct ptx_module *m, const char *s)
+{
+	return ptx_intern(m, s, strlen(s));
+}
+
+static void seed(struct ptx_module *m, const char *s, enum ptx_ident_kind kind, unsigned code)
+{
+	struct ptx_ident *id = (struct ptx_ident *)ptx_intern_cstr(m, s);
+
+	if (id) {
+		id->kind = (uint16_t)kind;
+		id->code = (uint16_t)code;
+	}
+}
+
+/* ---------------------------------------------------------------- module */
+
+struct ptx_module *ptx_module_new(const char *filename)
+{
+	struct ptx_module *m = calloc(1, sizeof(*m));
+	unsigned i;
+
+	if (!m)
+		return NULL;
+	coloc_arena_init(&m->arena);
+	for (i = 1; i < PTX_OP_COUNT; i++)
+		seed(m, ptx_op_table[i].name, PTX_IDENT_OP, i);
+	for (i = 1; i < PTX_DIR_COUNT; i++)
+		seed(m, ptx_dir_table[i].name, PTX_IDENT_DIR, i);
+	for (i = 1; i < PTX_SREG_COUNT; i++)
+		seed(m, ptx_sreg_table[i].name, PTX_IDENT_SREG, i);
+	if (filename)
+		m->filename = coloc_arena_strndup(&m->arena, filename, strlen(filename));
+	if (m->oom || (filename && !m->filename)) {
+		ptx_module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void ptx_module_free(struct ptx_module *m)
+{
+	if (!m)
+		return;
+	free(m->names.slots);
+	coloc_arena_release(&m->arena);
+	free(m);
+}
+
+void *ptx_alloc(struct ptx_module *m, size_t size)
+{
+	void *p = coloc_arena_alloc(&m->arena, size);
+
+	if (!p)
+		m->oom = 1;
+	return p;
+}
+
+struct ptx_stmt *ptx_stmt_new(struct ptx_module *m, enum ptx_stmt_kind kind, struct ptx_loc loc)
+{
+	struct ptx_stmt *s = ptx_alloc(m, sizeof(*s));
+
+	if (s) {
+		s->kind = (uint8_t)kind;
+		s->loc = loc;
+	}
+	return s;
+}
+
+struct ptx_expr *ptx_expr_new(struct ptx_module *m, enum ptx_expr_kind kind, struct ptx_loc loc)
+{
+	struct ptx_expr *e = ptx_alloc(m, sizeof(*e));
+
+	if (e) {
+		e->kind = (uint8_t)kind;
+		e->loc = loc;
+	}
+	return e;
+}
+
+/* ---------------------------------------------------------- statement lists */
+
+void ptx_block_append(struct ptx_block *b, struct ptx_stmt *s)
+{
+	s->next = NULL;
+	s->prev = b->tail;
+	if (b->tail)
+		b->tail->next = s;
+	else
+		b->head = s;
+	b->tail = s;
+}
+
+void ptx_block_insert_before(struct ptx_block *b, struct ptx_stmt *pos, struct ptx_stmt *s)
+{
+	if (!pos) {
+		ptx_block_append(b, s);
+		return;
+	}
+	s->next = pos;
+	s->prev = pos->prev;
+	if (pos->prev)
+		pos->prev->next = s;
+	else
+		b->head = s;
+	pos->prev = s;
+}
+
+void ptx_block_insert_after(struct ptx_block *b, struct ptx_stmt *pos, struct ptx_stmt *s)
+{
+	if (!pos) {
+		s->prev = NULL;
+		s->next = b->head;
+		if (b->head)
+			b->head->prev = s;
+		else
+			b->tail = s;
+		b->head = s;
+		return;
+	}
+	s->prev = pos;
+	s->next = pos->next;
+	if (pos->next)
+		pos->next->prev = s;
+	else
+		b->tail = s;
+	pos->next = s;
+}
+
+void ptx_block_remove(struct ptx_block *b, struct ptx_stmt *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		b->head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		b->tail = s->prev;
+	s->prev = s->next = NULL;
+}
+
+void ptx_block_splice(struct ptx_block *dst, struct ptx_block *src)
+{
+	if (!src->head)
+		return;
+	if (dst->tail) {
+		dst->tail->next = src->head;
+		src->head->prev = dst->tail;
+	} else {
+		dst->head = src->head;
+	}
+	dst->tail = src->tail;
+	src->head = src->tail = NULL;
+}
+
+/* --------------------------------------------------------------- queries */
+
+bool ptx_insn_has_mod(const struct ptx_insn *insn, const char *mod)
+{
+	uint32_t i;
+
+	for (i = 0; i < insn->nmods; i++)
+		if (strcmp(insn->mods[i]->str, mod) == 0)
+			return true;
+	return false;
+}
+
+int ptx_module_version(const struct ptx_module *m, unsigned *major, unsigned *minor)
+{
+	const struct ptx_stmt *s;
+
+	for (s = m->items.head; s; s = s->next) {
+		const struct ptx_expr *v;
+		const char *p;
+		char *end;
+		unsigned long a, b;
+
+		if (s->kind != PTX_STMT_VERSION)
+			continue;
+		v = s->u.dir.args;
+		if (!v || !v->u.num.text)
+			return -1;
+		p = v->u.num.text->str;
+		a = strtoul(p, &end, 10);
+		if (*end != '.')
+			return -1;
+		b = strtoul(end + 1, &end, 10);
+		if (*end != '\0')
+			return -1;
+		*major = (unsigned)a;
+		*minor = (unsigned)b;
+		return 0;
+	}
+	return -1;
+}
+
+const char *ptx_module_target(const struct ptx_module *m)
+{
+	const struct ptx_stmt *s;
+
+	for (s = m->items.head; s; s = s->next)
+		if (s->kind == PTX_STMT_TARGET && s->u.dir.args &&
+		    s->u.dir.args->kind == PTX_EXPR_NAME)
+			return s->u.dir.args->u.name.id->str;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ deep copies */
+
+static struct ptx_expr *expr_list_clone(struct ptx_module *m, const struct ptx_expr *head)
+{
+	struct ptx_expr *first = NULL, **tail = &first;
+
+	for (; head; head = head->next) {
+		*tail = ptx_expr_clone(m, head);
+		if (!*tail)
+			return NULL;
+		tail = &(*tail)->next;
+	}
+	return first;
+}
+
+struct ptx_expr *ptx_expr_clone(struct ptx_module *m, const struct ptx_expr *e)
+{
+	struct ptx_expr *c;
+
+	if (!e)
+		return NULL;
+	c = ptx_alloc(m, sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *e;
+	c->next = NULL;
+	switch (e->kind) {
+	case PTX_EXPR_UNARY:
+	case PTX_EXPR_BINARY:
+	case PTX_EXPR_COND:
+	case PTX_EXPR_CAST:
+		c->u.sub.a = ptx_expr_clone(m, e->u.sub.a);
+		c->u.sub.b = ptx_expr_clone(m, e->u.sub.b);
+		c->u.sub.c = ptx_expr_clone(m, e->u.sub.c);
+		break;
+	case PTX_EXPR_PAREN:
+	case PTX_EXPR_VECTOR:
+	case PTX_EXPR_ADDR:
+	case PTX_EXPR_CALL:
+		c->u.list.head = expr_list_clone(m, e->u.list.head);
+		break;
+	default:
+		break;
+	}
+	return m->oom ? NULL : c;
+}
+
+static struct ptx_decl *decl_clone(struct ptx_module *m, const struct ptx_decl *d)
+{
+	struct ptx_decl *c = ptx_alloc(m, sizeof(*c));
+	const struct ptx_declarator *n;
+	struct ptx_declarator **tail;
+
+	if (!c)
+		return NULL;
+	*c = *d;
+	c->next = NULL;
+	c->attrs = expr_list_clone(m, d->attrs);
+	c->names = NULL;
+	tail = &c->names;
+	for (n = d->names; n; n = n->next) {
+		struct ptx_declarator *nc = ptx_alloc(m, sizeof(*nc));
+		const struct ptx_dim *dim;
+		struct ptx_dim **dtail;
+
+		if (!nc)
+			return NULL;
+		*nc = *n;
+		nc->next = NULL;
+		nc->init = ptx_expr_clone(m, n->init);
+		nc->dims = NULL;
+		dtail = &nc->dims;
+		for (dim = n->dims; dim; dim = dim->next) {
+			struct ptx_dim *dc = ptx_alloc(m, sizeof(*dc));
+
+			if (!dc)
+				return NULL;
+			dc->size = ptx_expr_clone(m, dim->size);
+			*dtail = dc;
+			dtail = &dc->next;
+		}
+		*tail = nc;
+		tail = &nc->next;
+	}
+	return m->oom ? NULL : c;
+}
+
+static struct ptx_decl *decl_list_clone(struct ptx_module *m, const struct ptx_decl *d)
+{
+	struct ptx_decl *first = NULL, **tail = &first;
+
+	for (; d; d = d->next) {
+		*tail = decl_clone(m, d);
+		if (!*tail)
+			return NULL;
+		tail = &(*tail)->next;
+	}
+	return first;
+}
+
+static int block_clone(struct ptx_module *m, struct ptx_block *dst, const struct ptx_block *src);
+
+static struct ptx_stmt *stmt_clone(struct ptx_module *m, const struct ptx_stmt *s)
+{
+	struct ptx_stmt *c = ptx_alloc(m, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *s;
+	c->prev = c->next = NULL;
+	switch (s->kind) {
+	case PTX_STMT_INSN:
+		if (s->u.insn.nmods) {
+			size_t sz = s->u.insn.nmods * sizeof(*s->u.insn.mods);
+			const struct ptx_ident **mods = ptx_alloc(m, sz);
+
+			if (!mods)
+				return NULL;
+			memcpy(mods, s->u.insn.mods, sz);
+			c->u.insn.mods = mods;
+		}
+		c->u.insn.operands = expr_list_clone(m, s->u.insn.operands);
+		break;
+	case PTX_STMT_DECL:
+		c->u.decl = decl_clone(m, s->u.decl);
+		break;
+	case PTX_STMT_BLOCK:
+		memset(&c->u.block, 0, sizeof(c->u.block));
+		block_clone(m, &c->u.block, &s->u.block);
+		break;
+	case PTX_STMT_SECTION:
+		memset(&c->u.section.body, 0, sizeof(c->u.section.body));
+		block_clone(m, &c->u.section.body, &s->u.section.body);
+		break;
+	case PTX_STMT_CALLPROTO: {
+		struct ptx_proto *p = ptx_alloc(m, sizeof(*p));
+
+		if (!p)
+			return NULL;
+		*p = *s->u.proto;
+		p->rets = decl_list_clone(m, s->u.proto->rets);
+		p->params = decl_list_clone(m, s->u.proto->params);
+		memset(&p->dirs, 0, sizeof(p->dirs));
+		block_clone(m, &p->dirs, &s->u.proto->dirs);
+		c->u.proto = p;
+		break;
+	}
+	case PTX_STMT_FUNC:
+		c->u.func = ptx_func_clone(m, s->u.func, s->u.func->name);
+		break;
+	case PTX_STMT_LABEL:
+		break;
+	default:
+		c->u.dir.args = expr_list_clone(m, s->u.dir.args);
+		break;
+	}
+	return m->oom ? NULL : c;
+}
+
+static int block_clone(struct ptx_module *m, struct ptx_block *dst, const struct ptx_block *src)
+{
+	const struct ptx_stmt *s;
+
+	for (s = src->head; s; s = s->next) {
+		struct ptx_stmt *c = stmt_clone(m, s);
+
+		if (!c)
+			return -1;
+		ptx_block_append(dst, c);
+	}
+	return 0;
+}
+
+struct ptx_func *ptx_func_clone(struct ptx_module *m, const struct ptx_func *f,
+				const struct ptx_ident *name)
+{
+	struct ptx_func *c = ptx_alloc(m, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *f;
+	c->name = name;
+	c->rets = decl_list_clone(m, f->rets);
+	c->params = decl_list_clone(m, f->params);
+	memset(&c->dirs, 0, sizeof(c->dirs));
+	memset(&c->body, 0, sizeof(c->body));
+	if (block_clone(m, &c->dirs, &f->dirs) < 0 || block_clone(m, &c->body, &f->body) < 0)
+		return NULL;
+	return m->oom ? NULL : c;
+}

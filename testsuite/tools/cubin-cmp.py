@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Compare two cubins section by section.
+
+Used to show that printing PTX loses nothing: ptxas must produce the same
+machine code and the same debug information from the original PTX and from
+colocc's canonical print of it.  Sections that record the PTX text itself or
+map SASS to PTX line numbers (which change with layout) are skipped with
+--ignore-ptx-lines; every other section must be byte-identical.
+"""
+import struct
+import sys
+
+PTX_LAYOUT_SECTIONS = {".nv_debug_ptx_txt", ".nv_debug_line_sass",
+                       ".rela.nv_debug_line_sass", ".rel.nv_debug_line_sass"}
+
+
+def sections(path):
+    data = open(path, "rb").read()
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        sys.exit(f"{path}: not a 64-bit ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    hdrs = []
+    for i in range(shnum):
+        name, typ, flags, addr, off, size = struct.unpack_from(
+            "<IIQQQQ", data, shoff + i * shentsize)
+        hdrs.append((name, typ, off, size))
+    stroff = hdrs[shstrndx][2]
+    out = {}
+    for name, typ, off, size in hdrs:
+        end = data.index(b"\0", stroff + name)
+        sname = data[stroff + name:end].decode()
+        body = b"" if typ == 8 else data[off:off + size]  # SHT_NOBITS
+        out.setdefault(sname, []).append(body)
+    return out
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    ignore = PTX_LAYOUT_SECTIONS if "--ignore-ptx-lines" in sys.argv else set()
+    if len(args) != 2:
+        sys.exit("usage: cubin-cmp.py [--ignore-ptx-lines] A.cubin B.cubin")
+    a, b = sections(args[0]), sections(args[1])
+    bad = []
+    for name in sorted(set(a) | set(b)):
+        if name in ignore:
+            continue
+        if a.get(name) != b.get(name):
+            bad.append(name)
+    if bad:
+        print(f"{args[0]} and {args[1]} differ in sections: {', '.join(bad)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

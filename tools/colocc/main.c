@@ -1,0 +1,437 @@
+/*
+ * colocc: the compiler driver.  Reads PTX (or CUDA C++ through NVRTC), runs
+ * passes and writes the result.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "coloc/version.h"
+#include "nvrtc.h"
+#include "pass.h"
+#include "ptx.h"
+
+enum emit {
+	EMIT_PTX,
+	EMIT_NONE,
+};
+
+struct options {
+	const char *output;
+	const char *passes;
+	const char *arch;
+	enum emit emit;
+	int verify;
+	int verbose;
+	int lineinfo;
+	int debug;
+	unsigned max_errors;
+	const char **nvrtc_opts;
+	unsigned nnvrtc;
+	const char **inputs;
+	unsigned ninputs;
+};
+
+static const char usage_text[] =
+	"usage: colocc [options] FILE...\n"
+	"\n"
+	"Reads PTX (.ptx) or CUDA C++ (.cu, compiled in-process with NVRTC), runs the\n"
+	"requested passes and writes canonical PTX.\n"
+	"\n"
+	"Output:\n"
+	"  -o FILE             write the result to FILE (default: standard output);\n"
+	"                      with several inputs FILE must be a directory, which\n"
+	"                      receives one NAME.ptx per input\n"
+	"  --emit=ptx          write PTX (default)\n"
+	"  --emit=none         write nothing: parse, verify and run passes only\n"
+	"\n"
+	"Passes:\n"
+	"  --passes=NAME,...   run these passes in order (see the list below)\n"
+	"  --verify            verify the input, and the module after every pass\n"
+	"\n"
+	"CUDA sources:\n"
+	"  -arch=ARCH          target for .cu inputs, e.g. sm_90, sm_90a, compute_80\n"
+	"                      (default sm_90)\n"
+	"  -I DIR, -D NAME[=V] include directory and macro for .cu inputs\n"
+	"  -lineinfo, -G       line information / device debug information\n"
+	"  --nvrtc-opt=OPT     pass OPT to NVRTC unchanged\n"
+	"\n"
+	"General:\n"
+	"  --max-errors=N      stop reporting after N errors (default 20, 0: no limit)\n"
+	"  -v, --verbose       report sizes and timings on standard error\n"
+	"  -h, --help          show this help and exit\n"
+	"  --version           show the version and exit\n"
+	"\n"
+	"A FILE of '-' reads PTX from standard input.  Diagnostics go to standard\n"
+	"error as FILE:LINE:COL: error: MESSAGE.  Exit status: 0 on success, 1 when an\n"
+	"input has errors, 2 on a command-line error.\n";
+
+static void usage(FILE *f)
+{
+	size_t i, n;
+	const struct pass_info *r = pass_registry(&n);
+
+	fputs(usage_text, f);
+	fputs("\nPasses:\n", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "  %-18s  %s\n", r[i].name, r[i].summary);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "colocc: error: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\ncolocc: see 'colocc --help'\n");
+	return 2;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* -oFILE / -o FILE, -arch=X / -arch X: the value of an option, or NULL. */
+static const char *option_value(int argc, char **argv, int *i, const char *flag)
+{
+	size_t n = strlen(flag);
+	const char *a = argv[*i];
+
+	if (strncmp(a, flag, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0') {
+		/* Single-letter flags take an attached value: -IDIR, -ofile. */
+		return n == 2 ? a + n : NULL;
+	}
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	int i, only_files = 0;
+	const char *v;
+
+	memset(o, 0, sizeof(*o));
+	o->max_errors = 20;
+	o->inputs = calloc((size_t)argc, sizeof(*o->inputs));
+	o->nvrtc_opts = calloc((size_t)argc * 2, sizeof(*o->nvrtc_opts));
+	if (!o->inputs || !o->nvrtc_opts) {
+		fprintf(stderr, "colocc: error: out of memory\n");
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+			o->inputs[o->ninputs++] = a;
+		} else if (strcmp(a, "--") == 0) {
+			only_files = 1;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			exit(0);
+		} else if (strcmp(a, "--version") == 0) {
+			printf("colocc %s\n", COLOC_VERSION);
+			exit(0);
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			o->verbose = 1;
+		} else if (strcmp(a, "--verify") == 0) {
+			o->verify = 1;
+		} else if (strcmp(a, "-lineinfo") == 0 || strcmp(a, "--generate-line-info") == 0) {
+			o->lineinfo = 1;
+		} else if (strcmp(a, "-G") == 0 || strcmp(a, "--device-debug") == 0) {
+			o->debug = 1;
+		} else if (strncmp(a, "--emit", 6) == 0 && (v = option_value(argc, argv, &i, "--emit"))) {
+			if (strcmp(v, "ptx") == 0)
+				o->emit = EMIT_PTX;
+			else if (strcmp(v, "none") == 0)
+				o->emit = EMIT_NONE;
+			else
+				return usage_error("unknown --emit kind '%s'; expected ptx or none", v);
+		} else if (strncmp(a, "--passes", 8) == 0 &&
+			   (v = option_value(argc, argv, &i, "--passes"))) {
+			o->passes = v;
+		} else if (strncmp(a, "--max-errors", 12) == 0 &&
+			   (v = option_value(argc, argv, &i, "--max-errors"))) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (*v == '\0' || *end != '\0' || n > 100000)
+				return usage_error("--max-errors needs a number up to 100000, not '%s'", v);
+			o->max_errors = (unsigned)n;
+		} else if (strncmp(a, "--nvrtc-opt", 11) == 0 &&
+			   (v = option_value(argc, argv, &i, "--nvrtc-opt"))) {
+			o->nvrtc_opts[o->nnvrtc++] = v;
+		} else if ((v = option_value(argc, argv, &i, "-arch")) ||
+			   (v = option_value(argc, argv, &i, "--arch")) ||
+			   (v = option_value(argc, argv, &i, "--gpu-architecture"))) {
+			if (!*v)
+				return usage_error("%s needs a target such as sm_90", a);
+			o->arch = v;
+		} else if (strncmp(a, "-o", 2) == 0 && (v = option_value(argc, argv, &i, "-o"))) {
+			o->output = v;
+		} else if (strncmp(a, "-I", 2) == 0 && (v = option_value(argc, argv, &i, "-I"))) {
+			size_t n = strlen(v) + 16;
+			char *opt = malloc(n);
+
+			if (!opt)
+				return 2;
+			snprintf(opt, n, "--include-path=%s", v);
+			o->nvrtc_opts[o->nnvrtc++] = opt;
+		} else if (strncmp(a, "-D", 2) == 0 && (v = option_value(argc, argv, &i, "-D"))) {
+			size_t n = strlen(v) + 20;
+			char *opt = malloc(n);
+
+			if (!opt)
+				return 2;
+			snprintf(opt, n, "--define-macro=%s", v);
+			o->nvrtc_opts[o->nnvrtc++] = opt;
+		} else {
+			return usage_error("unknown or incomplete option '%s'", a);
+		}
+	}
+	if (o->ninputs == 0)
+		return usage_error("%s", "no input files");
+	return 0;
+}
+
+static int is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* DIR/stem.ptx for input path/stem.ext */
+static char *output_in_dir(const char *dir, const char *input)
+{
+	const char *base = strrchr(input, '/');
+	const char *dot;
+	size_t n;
+	char *out;
+
+	base = base ? base + 1 : input;
+	if (strcmp(base, "-") == 0)
+		base = "stdin";
+	dot = strrchr(base, '.');
+	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	out = malloc(strlen(dir) + n + 6);
+	if (out)
+		sprintf(out, "%s/%.*s.ptx", dir, (int)n, base);
+	return out;
+}
+
+static int write_output(const char *path, const struct coloc_buf *b)
+{
+	FILE *f = path ? fopen(path, "wb") : stdout;
+	int err = 0;
+
+	if (!f) {
+		fprintf(stderr, "colocc: error: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (b->len && fwrite(b->data, 1, b->len, f) != b->len)
+		err = errno ? errno : EIO;
+	if (path) {
+		if (fclose(f) != 0 && !err)
+			err = errno;
+	} else if (fflush(f) != 0 && !err) {
+		err = errno;
+	}
+	if (err) {
+		fprintf(stderr, "colocc: error: writing '%s': %s\n", path ? path : "standard output",
+			strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static int read_input(const char *path, struct coloc_buf *b)
+{
+	int err;
+
+	if (strcmp(path, "-") == 0) {
+		char tmp[65536];
+		size_t n;
+
+		while ((n = fread(tmp, 1, sizeof(tmp), stdin)) > 0)
+			coloc_buf_put(b, tmp, n);
+		err = ferror(stdin) ? -EIO : b->failed ? -ENOMEM : 0;
+	} else {
+		if (is_directory(path))
+			err = -EISDIR;
+		else
+			err = coloc_buf_read_file(b, path);
+	}
+	if (err) {
+		fprintf(stderr, "colocc: error: cannot read '%s': %s\n", path, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int is_binary(const struct coloc_buf *b)
+{
+	static const unsigned char elf[] = {0x7f, 'E', 'L', 'F'};
+	static const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba};
+
+	return b->len >= 4 && (memcmp(b->data, elf, 4) == 0 || memcmp(b->data, fatbin, 4) == 0);
+}
+
+static unsigned count_kind(const struct ptx_block *blk, enum ptx_stmt_kind kind)
+{
+	const struct ptx_stmt *s;
+	unsigned n = 0;
+
+	for (s = blk->head; s; s = s->next) {
+		if (s->kind == kind)
+			n++;
+		if (s->kind == PTX_STMT_BLOCK)
+			n += count_kind(&s->u.block, kind);
+		else if (s->kind == PTX_STMT_FUNC)
+			n += count_kind(&s->u.func->body, kind);
+	}
+	return n;
+}
+
+static int process(const struct options *o, const char *input, const char *output)
+{
+	struct coloc_diag diag;
+	struct coloc_buf text, ptx, out;
+	struct ptx_module *m = NULL;
+	const char *name = strcmp(input, "-") == 0 ? "<stdin>" : input;
+	double t0, t_parse = 0, t_passes = 0, t_print = 0;
+	int rc = 1;
+
+	coloc_diag_init(&diag, name, stderr);
+	diag.max_errors = o->max_errors;
+	coloc_buf_init(&text);
+	coloc_buf_init(&ptx);
+	coloc_buf_init(&out);
+	if (read_input(input, &text) < 0)
+		goto out;
+
+	if (has_suffix(input, ".cu")) {
+		struct coloc_nvrtc_opts nopts = {
+			.arch = o->arch,
+			.extra = o->nvrtc_opts,
+			.nextra = o->nnvrtc,
+			.lineinfo = o->lineinfo,
+			.debug = o->debug,
+		};
+
+		t0 = now();
+		if (coloc_nvrtc_compile(text.data ? text.data : "", text.len, name, &nopts, &ptx,
+					&diag) < 0)
+			goto out;
+		if (o->verbose)
+			fprintf(stderr, "colocc: %s: NVRTC produced %zu bytes of PTX in %.3f s\n", name,
+				ptx.len, now() - t0);
+		/* PTX positions now refer to NVRTC's output, not to the .cu file. */
+		coloc_diag_init(&diag, name, stderr);
+		diag.max_errors = o->max_errors;
+	} else if (is_binary(&text)) {
+		coloc_error(&diag, PTX_NOLOC,
+			    "this is an ELF or fatbin file; colocc reads PTX (.ptx) and CUDA C++ "
+			    "(.cu) here");
+		goto out;
+	} else {
+		ptx = text;
+		coloc_buf_init(&text);
+	}
+
+	t0 = now();
+	m = ptx_parse(ptx.data ? ptx.data : "", ptx.len, name, &diag);
+	t_parse = now() - t0;
+	if (!m)
+		goto out;
+	if (o->verify && ptx_module_verify(m, &diag))
+		goto out;
+	if (o->passes) {
+		struct pass_ctx pctx = {
+			.diag = &diag,
+			.verify_each = o->verify,
+			.verbose = o->verbose,
+		};
+
+		t0 = now();
+		if (pass_pipeline_run(m, o->passes, &pctx) < 0)
+			goto out;
+		t_passes = now() - t0;
+	}
+	if (o->emit == EMIT_PTX) {
+		t0 = now();
+		if (ptx_module_print(m, &out) < 0) {
+			coloc_error(&diag, PTX_NOLOC, "out of memory while printing");
+			goto out;
+		}
+		t_print = now() - t0;
+		if (write_output(output, &out) < 0)
+			goto out;
+	}
+	if (o->verbose) {
+		fprintf(stderr,
+			"colocc: %s: %zu bytes, %u functions, %u instructions; parse %.3f s (%.1f MB/s)",
+			name, ptx.len, count_kind(&m->items, PTX_STMT_FUNC),
+			count_kind(&m->items, PTX_STMT_INSN), t_parse,
+			t_parse > 0 ? (double)ptx.len / t_parse / 1e6 : 0.0);
+		if (o->passes)
+			fprintf(stderr, ", passes %.3f s", t_passes);
+		if (o->emit == EMIT_PTX)
+			fprintf(stderr, ", print %.3f s", t_print);
+		fprintf(stderr, "; arena %zu KiB\n", m->arena.total / 1024);
+	}
+	rc = diag.nerrors ? 1 : 0;
+out:
+	ptx_module_free(m);
+	coloc_buf_release(&text);
+	coloc_buf_release(&ptx);
+	coloc_buf_release(&out);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct coloc_diag diag;
+	unsigned i;
+	int rc = parse_args(argc, argv, &o), status = 0;
+
+	if (rc)
+		return rc;
+	coloc_diag_init(&diag, "colocc", stderr);
+	if (o.passes && pass_pipeline_check(o.passes, &diag) < 0)
+		return 2;
+	if (o.ninputs > 1 && o.emit == EMIT_PTX && (!o.output || !is_directory(o.output)))
+		return usage_error("%s", "several inputs need '-o DIRECTORY' (or --emit=none)");
+	for (i = 0; i < o.ninputs; i++) {
+		char *out = NULL;
+		const char *dest = o.output;
+
+		if (o.output && is_directory(o.output)) {
+			out = output_in_dir(o.output, o.inputs[i]);
+			if (!out)
+				return 1;
+			dest = out;
+		}
+		if (process(&o, o.inputs[i], dest))
+			status = 1;
+		free(out);
+	}
+	return status;
+}
