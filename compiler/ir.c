@@ -357,6 +357,7 @@ struct ptx_expr *ptx_expr_clone(struct ptx_module *m, const struct ptx_expr *e)
 	case PTX_EXPR_BINARY:
 	case PTX_EXPR_COND:
 	case PTX_EXPR_CAST:
+	case PTX_EXPR_INDEX:
 		c->u.sub.a = ptx_expr_clone(m, e->u.sub.a);
 		c->u.sub.b = ptx_expr_clone(m, e->u.sub.b);
 		c->u.sub.c = ptx_expr_clone(m, e->u.sub.c);
@@ -508,6 +509,7 @@ struct ptx_func *ptx_func_clone(struct ptx_module *m, const struct ptx_func *f,
 		return NULL;
 	*c = *f;
 	c->name = name;
+	c->attrs = expr_list_clone(m, f->attrs);
 	c->rets = decl_list_clone(m, f->rets);
 	c->params = decl_list_clone(m, f->params);
 	memset(&c->dirs, 0, sizeof(c->dirs));

@@ -72,7 +72,10 @@ static struct ptx_elist el_add(struct ptx_elist l, struct ptx_expr *e);
 static struct ptx_stmt *mk_dir(struct ptx_parse_ctx *ctx, enum ptx_stmt_kind kind,
 			       const struct ptx_ident *name, struct ptx_elist args, struct ptx_loc loc);
 static struct ptx_stmt *mk_insn(struct ptx_parse_ctx *ctx, const struct ptx_word *guard, bool neg,
-				struct ptx_word op, struct ptx_elist operands, struct ptx_loc loc);
+				struct ptx_word op, const struct ptx_word *dmods,
+				struct ptx_elist operands, struct ptx_loc loc);
+static const struct ptx_ident **word_add_mod(struct ptx_parse_ctx *ctx, struct ptx_word *w,
+					     const struct ptx_ident *mod);
 static const struct ptx_ident *plain_name(struct ptx_parse_ctx *ctx, struct ptx_word w,
 					  struct ptx_loc loc, const char *what);
 static struct ptx_decl *decl_new(struct ptx_parse_ctx *ctx, const struct ptx_ident *space,
@@ -127,18 +130,21 @@ static struct ptx_stmt *mk_func(struct ptx_parse_ctx *ctx, unsigned linkage, boo
 %token T_LAND "&&"
 %token T_LOR "||"
 
-%type <expr> expr primary vitem
+%type <expr> expr primary vitem data_expr attr_item index_expr name_item
 %type <elist> name_list string_list operands operands_opt expr_list expr_list_opt
-%type <elist> vitems vitems_opt int_list perf_args file_tail loc_tail
+%type <elist> vitems vitems_opt int_list perf_args file_tail loc_tail data_list attr_list
+%type <elist> func_attrs
+%type <word> dmods
 %type <stmt> top_item block_item instruction decl_stmt function section_item
 %type <block> block_items func_dirs proto_dirs func_body section_items
 %type <decl> decl_head param_decl
-%type <dlist> param_list params_opt rets_opt proto_rets proto_params
+%type <dlist> param_list params_opt rets_opt proto_rets proto_param_list
 %type <dtor> declarator declarators
 %type <dim> dims
 %type <range> range_opt
 %type <expr> init_opt
 %type <linkage> linkages
+%type <id> dmod_tok
 
 %right '?' ':'
 %left T_LOR
@@ -214,15 +220,22 @@ file_tail
 	;
 
 name_list
-	: T_WORD {
-		struct ptx_expr *e = mk_name(ctx, $1, LOC(@1));
-		NN(e);
-		$$ = el_one(e);
-	}
-	| name_list ',' T_WORD {
-		struct ptx_expr *e = mk_name(ctx, $3, LOC(@3));
-		NN(e);
-		$$ = el_add($1, e);
+	: name_item		{ $$ = el_one($1); }
+	| name_list ',' name_item	{ $$ = el_add($1, $3); }
+	;
+
+/* N<5> stands for N0 .. N4 in .branchtargets lists. */
+name_item
+	: T_WORD		{ NN($$ = mk_name(ctx, $1, LOC(@1))); }
+	| T_WORD '<' T_INT '>' {
+		NN($$ = ptx_expr_new(M, PTX_EXPR_RANGE, LOC(@1)));
+		NN($$->u.name.id = plain_name(ctx, $1, LOC(@1), "label"));
+		if ($3.value > 100000) {
+			coloc_error(ctx->diag, LOC(@3), "label range <%llu> is too large",
+				    (unsigned long long)$3.value);
+			ctx->errors++;
+		}
+		$$->count = (uint32_t)($3.value > 100000 ? 1 : $3.value);
 	}
 	;
 
@@ -246,7 +259,7 @@ section_items
 	;
 
 section_item
-	: T_TYPE expr_list opt_semi	{ NN($$ = mk_dir(ctx, PTX_STMT_DATA, $1, $2, LOC(@1))); }
+	: T_TYPE data_list opt_semi	{ NN($$ = mk_dir(ctx, PTX_STMT_DATA, $1, $2, LOC(@1))); }
 	| T_WORD ':' {
 		NN($$ = ptx_stmt_new(M, PTX_STMT_LABEL, LOC(@1)));
 		NN($$->u.label = plain_name(ctx, $1, LOC(@1), "label"));
@@ -256,6 +269,38 @@ section_item
 opt_semi
 	: %empty
 	| ';'
+	;
+
+data_list
+	: data_expr		{ $$ = el_one($1); }
+	| data_list ',' data_expr	{ $$ = el_add($1, $3); }
+	;
+
+/* Debug data may name sections (.debug_loc+62) besides labels. */
+data_expr
+	: expr			{ $$ = $1; }
+	| T_DOTNAME		{ NN($$ = mk_text(ctx, PTX_EXPR_NAME, $1, LOC(@1))); }
+	| T_DOTNAME '+' expr {
+		struct ptx_expr *n = mk_text(ctx, PTX_EXPR_NAME, $1, LOC(@1));
+		NN(n);
+		NN($$ = mk_op(ctx, PTX_EXPR_BINARY, PTX_BINOP_ADD, n, $3, NULL, LOC(@2)));
+	}
+	| T_DOTNAME '-' expr {
+		struct ptx_expr *n = mk_text(ctx, PTX_EXPR_NAME, $1, LOC(@1));
+		NN(n);
+		NN($$ = mk_op(ctx, PTX_EXPR_BINARY, PTX_BINOP_SUB, n, $3, NULL, LOC(@2)));
+	}
+	;
+
+/* .attribute(.managed), .attribute(.unified(0x1, 0x2)) */
+attr_list
+	: attr_item		{ $$ = el_one($1); }
+	| attr_list ',' attr_item	{ $$ = el_add($1, $3); }
+	;
+
+attr_item
+	: T_DOTNAME		{ NN($$ = mk_text(ctx, PTX_EXPR_NAME, $1, LOC(@1))); }
+	| T_DOTNAME '(' expr_list_opt ')'	{ NN($$ = mk_list(ctx, PTX_EXPR_CALL, $3, $1, LOC(@1))); }
 	;
 
 /* ---------------------------------------------------------- declarations */
@@ -291,12 +336,16 @@ decl_stmt
 
 decl_head
 	: T_SPACE		{ NN($$ = decl_new(ctx, $1, LOC(@1))); }
+	| T_ALIGN T_INT T_SPACE	{
+		NN($$ = decl_new(ctx, $3, LOC(@3)));
+		decl_align(ctx, $$, $2, LOC(@2));
+	}
 	| decl_head T_ALIGN T_INT	{ $$ = $1; decl_align(ctx, $1, $3, LOC(@3)); }
 	| decl_head T_VECTOR	{ $$ = $1; decl_qual(ctx, $1, $2, LOC(@2)); }
 	| decl_head T_TYPE	{ $$ = $1; decl_qual(ctx, $1, $2, LOC(@2)); }
 	| decl_head T_PTR	{ $$ = $1; decl_qual(ctx, $1, $2, LOC(@2)); }
 	| decl_head T_SPACE	{ $$ = $1; decl_qual(ctx, $1, $2, LOC(@2)); }
-	| decl_head T_ATTRIBUTE '(' expr_list ')' {
+	| decl_head T_ATTRIBUTE '(' attr_list ')' {
 		$$ = $1;
 		if ($1->attrs) {
 			struct ptx_expr *t = $1->attrs;
@@ -361,19 +410,28 @@ init_opt
 
 function
 	: linkages T_ENTRY T_WORD params_opt func_dirs func_body {
-		struct ptx_dlist none = {NULL, NULL};
+		struct ptx_dlist none = {NULL, NULL, false};
 		NN($$ = mk_func(ctx, $1, true, false, none, $3, $4, $5, &$6, LOC(@2)));
 	}
 	| linkages T_ENTRY T_WORD params_opt func_dirs ';' {
-		struct ptx_dlist none = {NULL, NULL};
+		struct ptx_dlist none = {NULL, NULL, false};
 		NN($$ = mk_func(ctx, $1, true, false, none, $3, $4, $5, NULL, LOC(@2)));
 	}
-	| linkages T_FUNC rets_opt T_WORD params_opt func_dirs func_body {
-		NN($$ = mk_func(ctx, $1, false, $3.head != NULL, $3, $4, $5, $6, &$7, LOC(@2)));
+	| linkages T_FUNC func_attrs rets_opt T_WORD params_opt func_dirs func_body {
+		NN($$ = mk_func(ctx, $1, false, $4.present, $4, $5, $6, $7, &$8, LOC(@2)));
+		$$->u.func->attrs = $3.head;
+		$$->u.func->nattrs = $3.count;
 	}
-	| linkages T_FUNC rets_opt T_WORD params_opt func_dirs ';' {
-		NN($$ = mk_func(ctx, $1, false, $3.head != NULL, $3, $4, $5, $6, NULL, LOC(@2)));
+	| linkages T_FUNC func_attrs rets_opt T_WORD params_opt func_dirs ';' {
+		NN($$ = mk_func(ctx, $1, false, $4.present, $4, $5, $6, $7, NULL, LOC(@2)));
+		$$->u.func->attrs = $3.head;
+		$$->u.func->nattrs = $3.count;
 	}
+	;
+
+func_attrs
+	: %empty		{ memset(&$$, 0, sizeof($$)); }
+	| T_ATTRIBUTE '(' attr_list ')'	{ $$ = $3; }
 	;
 
 func_body
@@ -381,18 +439,19 @@ func_body
 	;
 
 rets_opt
-	: %empty		{ $$.head = $$.tail = NULL; }
-	| '(' param_list ')'	{ $$ = $2; }
+	: %empty		{ $$.head = $$.tail = NULL; $$.present = false; }
+	| '(' ')'		{ $$.head = $$.tail = NULL; $$.present = true; }
+	| '(' param_list ')'	{ $$ = $2; $$.present = true; }
 	;
 
 params_opt
-	: %empty		{ $$.head = $$.tail = NULL; }
-	| '(' ')'		{ $$.head = $$.tail = NULL; }
+	: %empty		{ $$.head = $$.tail = NULL; $$.present = false; }
+	| '(' ')'		{ $$.head = $$.tail = NULL; $$.present = true; }
 	| '(' param_list ')'	{ $$ = $2; }
 	;
 
 param_list
-	: param_decl		{ $$.head = $$.tail = $1; }
+	: param_decl		{ $$.head = $$.tail = $1; $$.present = true; }
 	| param_list ',' param_decl	{ $$ = $1; $$.tail->next = $3; $$.tail = $3; }
 	;
 
@@ -457,7 +516,7 @@ block_item
 		NN($$ = mk_dir(ctx, PTX_STMT_CALLTARGETS, plain_name(ctx, $1, LOC(@1), "label"),
 			       $4, LOC(@1)));
 	}
-	| T_WORD ':' T_CALLPROTOTYPE proto_rets T_WORD '(' proto_params ')' proto_dirs ';' {
+	| T_WORD ':' T_CALLPROTOTYPE proto_rets T_WORD proto_param_list proto_dirs ';' {
 		struct ptx_proto *p = ptx_alloc(M, sizeof(*p));
 		NN(p);
 		NN(p->label = plain_name(ctx, $1, LOC(@1), "label"));
@@ -467,10 +526,11 @@ block_item
 				    $5.id->str);
 			ctx->errors++;
 		}
-		p->has_rets = $4.head != NULL;
+		p->has_rets = $4.present;
+		p->has_params = $6.present;
 		p->rets = $4.head;
-		p->params = $7.head;
-		p->dirs = $9;
+		p->params = $6.head;
+		p->dirs = $7;
 		NN($$ = ptx_stmt_new(M, PTX_STMT_CALLPROTO, LOC(@1)));
 		$$->u.proto = p;
 	}
@@ -501,7 +561,7 @@ block_item
 
 loc_tail
 	: %empty		{ memset(&$$, 0, sizeof($$)); }
-	| ',' T_WORD expr ',' T_WORD T_INT T_INT T_INT {
+	| ',' T_WORD data_expr ',' T_WORD T_INT T_INT T_INT {
 		struct ptx_expr *a = mk_num(ctx, PTX_EXPR_INT, $6, LOC(@6));
 		struct ptx_expr *b = mk_num(ctx, PTX_EXPR_INT, $7, LOC(@7));
 		struct ptx_expr *c = mk_num(ctx, PTX_EXPR_INT, $8, LOC(@8));
@@ -519,13 +579,15 @@ loc_tail
 	;
 
 proto_rets
-	: %empty		{ $$.head = $$.tail = NULL; }
-	| '(' param_decl ')'	{ $$.head = $$.tail = $2; }
+	: %empty		{ $$.head = $$.tail = NULL; $$.present = false; }
+	| '(' ')'		{ $$.head = $$.tail = NULL; $$.present = true; }
+	| '(' param_decl ')'	{ $$.head = $$.tail = $2; $$.present = true; }
 	;
 
-proto_params
-	: %empty		{ $$.head = $$.tail = NULL; }
-	| param_list		{ $$ = $1; }
+proto_param_list
+	: %empty		{ $$.head = $$.tail = NULL; $$.present = false; }
+	| '(' ')'		{ $$.head = $$.tail = NULL; $$.present = true; }
+	| '(' param_list ')'	{ $$ = $2; }
 	;
 
 proto_dirs
@@ -538,13 +600,25 @@ proto_dirs
 	;
 
 instruction
-	: T_WORD operands_opt	{ NN($$ = mk_insn(ctx, NULL, false, $1, $2, LOC(@1))); }
-	| '@' T_WORD T_WORD operands_opt {
-		NN($$ = mk_insn(ctx, &$2, false, $3, $4, LOC(@1)));
+	: T_WORD dmods operands_opt {
+		NN($$ = mk_insn(ctx, NULL, false, $1, &$2, $3, LOC(@1)));
 	}
-	| '@' '!' T_WORD T_WORD operands_opt {
-		NN($$ = mk_insn(ctx, &$3, true, $4, $5, LOC(@1)));
+	| '@' T_WORD T_WORD dmods operands_opt {
+		NN($$ = mk_insn(ctx, &$2, false, $3, &$4, $5, LOC(@1)));
 	}
+	| '@' '!' T_WORD T_WORD dmods operands_opt {
+		NN($$ = mk_insn(ctx, &$3, true, $4, &$5, $6, LOC(@1)));
+	}
+	;
+
+/* Qualifiers written apart from the opcode: "add .u32 r, r, r;". */
+dmods
+	: %empty		{ memset(&$$, 0, sizeof($$)); }
+	| dmods dmod_tok	{ $$ = $1; NN(word_add_mod(ctx, &$$, $2)); }
+	;
+
+dmod_tok
+	: T_DOTNAME | T_TYPE | T_SPACE | T_VECTOR
 	;
 
 operands_opt
@@ -595,16 +669,34 @@ primary
 	| T_FLOAT		{ NN($$ = mk_num(ctx, PTX_EXPR_FLOAT, $1, LOC(@1))); }
 	| T_STRING		{ NN($$ = mk_text(ctx, PTX_EXPR_STRING, $1, LOC(@1))); }
 	| T_WORD		{ NN($$ = mk_name(ctx, $1, LOC(@1))); }
-	| T_DOTNAME		{ NN($$ = mk_text(ctx, PTX_EXPR_NAME, $1, LOC(@1))); }
+	| index_expr		{ $$ = $1; }
 	| T_WORD '(' expr_list_opt ')' {
 		const struct ptx_ident *fn = plain_name(ctx, $1, LOC(@1), "function name");
 		NN(fn);
 		NN($$ = mk_list(ctx, PTX_EXPR_CALL, $3, fn, LOC(@1)));
 	}
-	| T_DOTNAME '(' expr_list_opt ')'	{ NN($$ = mk_list(ctx, PTX_EXPR_CALL, $3, $1, LOC(@1))); }
+	| T_INT '(' expr ')' {
+		/* The mask operator of initializers: 0xff00(var + 4). */
+		struct ptx_elist l = el_one($3);
+		NN($$ = mk_list(ctx, PTX_EXPR_CALL, l, $1.text, LOC(@1)));
+	}
 	| '(' expr_list_opt ')'	{ NN($$ = mk_list(ctx, PTX_EXPR_PAREN, $2, NULL, LOC(@1))); }
 	| '{' vitems_opt '}'	{ NN($$ = mk_list(ctx, PTX_EXPR_VECTOR, $2, NULL, LOC(@1))); }
 	| '[' expr_list ']'	{ NN($$ = mk_list(ctx, PTX_EXPR_ADDR, $2, NULL, LOC(@1))); }
+	| '[' expr_list ']' T_DOTNAME {
+		/* [a].unified */
+		NN($$ = mk_list(ctx, PTX_EXPR_ADDR, $2, $4, LOC(@1)));
+	}
+	;
+
+/* Array notation without brackets around the address: A[5], A[%r1+4]. */
+index_expr
+	: T_WORD '[' expr ']' {
+		struct ptx_expr *n = mk_name(ctx, $1, LOC(@1));
+		NN(n);
+		NN($$ = mk_op(ctx, PTX_EXPR_INDEX, 0, n, $3, NULL, LOC(@2)));
+	}
+	| index_expr '[' expr ']'	{ NN($$ = mk_op(ctx, PTX_EXPR_INDEX, 0, $1, $3, NULL, LOC(@2))); }
 	;
 
 expr_list_opt
@@ -674,47 +766,70 @@ static void put_symbol(struct coloc_buf *b, yysymbol_kind_t sym)
 	}
 }
 
+static bool is_operator(yysymbol_kind_t sym)
+{
+	const char *name = yysymbol_name(sym);
+
+	/* Single-character operators come as "'+'", the others by spelling. */
+	if (name[0] == '\'' && name[1] && strchr("+-*/%&|^<>?!~=", name[1]))
+		return true;
+	return sym == YYSYMBOL_T_SHL || sym == YYSYMBOL_T_SHR || sym == YYSYMBOL_T_LE ||
+	       sym == YYSYMBOL_T_GE || sym == YYSYMBOL_T_EQ || sym == YYSYMBOL_T_NE ||
+	       sym == YYSYMBOL_T_LAND || sym == YYSYMBOL_T_LOR;
+}
+
+/*
+ * "unexpected X, expected A, B or C".  When an expression could go on, the
+ * operators are summed up as "an operator" so that the useful choices
+ * (';', ',', ']') stay readable.
+ */
 static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
 				 struct ptx_parse_ctx *ctx)
 {
-	enum { MAX_EXPECTED = 6 };
-	yysymbol_kind_t expected[MAX_EXPECTED];
+	enum { MAX_EXPECTED = 64, MAX_SHOWN = 6 };
+	yysymbol_kind_t expected[MAX_EXPECTED], shown[MAX_SHOWN];
 	yysymbol_kind_t tok = yypcontext_token(yyctx);
 	int n = yypcontext_expected_tokens(yyctx, expected, MAX_EXPECTED);
+	int nshown = 0, ops = 0, i;
 	struct coloc_buf b;
-	int i;
+	int len = (int)(ctx->tok_len > 80 ? 80 : ctx->tok_len);
 
 	(void)scanner;
 	coloc_buf_init(&b);
-	if (tok == YYSYMBOL_YYEOF) {
+	if (tok == YYSYMBOL_YYEOF)
 		coloc_buf_puts(&b, "unexpected end of file");
-	} else if (tok == YYSYMBOL_T_DOTNAME) {
-		coloc_buf_printf(&b, "unknown directive '%.*s'",
-				 (int)(ctx->tok_len > 80 ? 80 : ctx->tok_len), ctx->tok_text);
-	} else if (tok == YYSYMBOL_YYUNDEF || !ctx->tok_text) {
+	else if (tok == YYSYMBOL_T_DOTNAME)
+		coloc_buf_printf(&b, "unknown directive '%.*s'", len, ctx->tok_text);
+	else if (tok == YYSYMBOL_YYUNDEF || !ctx->tok_text)
 		coloc_buf_puts(&b, "unexpected input");
+	else if (tok == YYSYMBOL_T_WORD || tok == YYSYMBOL_T_INT || tok == YYSYMBOL_T_FLOAT ||
+		 tok == YYSYMBOL_T_STRING) {
+		coloc_buf_puts(&b, "unexpected ");
+		put_symbol(&b, tok);
+		coloc_buf_printf(&b, " '%.*s'", len, ctx->tok_text);
+	} else if (ctx->tok_text[0] == '.') {
+		coloc_buf_printf(&b, "unexpected '%.*s'", len, ctx->tok_text);
 	} else {
 		coloc_buf_puts(&b, "unexpected ");
-		if (tok != YYSYMBOL_T_WORD && tok != YYSYMBOL_T_INT && tok != YYSYMBOL_T_FLOAT &&
-		    tok != YYSYMBOL_T_STRING && ctx->tok_len > 1 && ctx->tok_text[0] != '.') {
-			put_symbol(&b, tok);
-		} else {
-			if (tok == YYSYMBOL_T_WORD || tok == YYSYMBOL_T_INT ||
-			    tok == YYSYMBOL_T_FLOAT || tok == YYSYMBOL_T_STRING) {
-				put_symbol(&b, tok);
-				coloc_buf_putc(&b, ' ');
-			}
-			coloc_buf_printf(&b, "'%.*s'", (int)(ctx->tok_len > 80 ? 80 : ctx->tok_len),
-					 ctx->tok_text);
-		}
+		put_symbol(&b, tok);
 	}
-	if (n > 0) {
+	for (i = 0; i < n; i++) {
+		if (is_operator(expected[i]))
+			ops++;
+		else if (nshown < MAX_SHOWN)
+			shown[nshown++] = expected[i];
+		else
+			nshown = MAX_SHOWN + 1;
+	}
+	if (n > 0 && nshown <= MAX_SHOWN) {
 		coloc_buf_puts(&b, ", expected ");
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < nshown; i++) {
 			if (i)
-				coloc_buf_puts(&b, i == n - 1 ? " or " : ", ");
-			put_symbol(&b, expected[i]);
+				coloc_buf_puts(&b, i == nshown - 1 && !ops ? " or " : ", ");
+			put_symbol(&b, shown[i]);
 		}
+		if (ops)
+			coloc_buf_puts(&b, nshown ? " or an operator" : "an operator");
 	}
 	if (coloc_buf_cstr(&b))
 		coloc_error(ctx->diag, ptx_loc_of(yypcontext_location(yyctx)), "%s", b.data);
@@ -835,13 +950,32 @@ static struct ptx_stmt *mk_dir(struct ptx_parse_ctx *ctx, enum ptx_stmt_kind kin
 	return s;
 }
 
+static const struct ptx_ident **word_add_mod(struct ptx_parse_ctx *ctx, struct ptx_word *w,
+					     const struct ptx_ident *mod)
+{
+	const struct ptx_ident **mods = ptx_alloc(M, (w->nmods + 1) * sizeof(*mods));
+
+	if (!mods)
+		return NULL;
+	if (w->nmods)
+		memcpy(mods, w->mods, w->nmods * sizeof(*mods));
+	mods[w->nmods++] = mod;
+	w->mods = mods;
+	return mods;
+}
+
 static struct ptx_stmt *mk_insn(struct ptx_parse_ctx *ctx, const struct ptx_word *guard, bool neg,
-				struct ptx_word op, struct ptx_elist operands, struct ptx_loc loc)
+				struct ptx_word op, const struct ptx_word *dmods,
+				struct ptx_elist operands, struct ptx_loc loc)
 {
 	struct ptx_stmt *s = ptx_stmt_new(M, PTX_STMT_INSN, loc);
+	uint32_t i;
 
 	if (!s)
 		return NULL;
+	for (i = 0; dmods && i < dmods->nmods; i++)
+		if (!word_add_mod(ctx, &op, dmods->mods[i]))
+			return NULL;
 	s->u.insn.opcode = op.id;
 	s->u.insn.op = op.id->kind == PTX_IDENT_OP ? (enum ptx_op)op.id->code : PTX_OP_UNKNOWN;
 	s->u.insn.mods = op.mods;

@@ -28,6 +28,7 @@ struct ptx_elist {
 struct ptx_dlist {
 	struct ptx_decl *head;
 	struct ptx_decl *tail;
+	bool present; /* written, even if empty: "()" */
 };
 
 struct ptx_parse_ctx {
@@ -36,7 +37,8 @@ struct ptx_parse_ctx {
 	void *scanner;
 	uint32_t line; /* position of the next character the lexer reads */
 	uint32_t col;
-	uint32_t depth; /* nesting of { } blocks and expressions */
+	uint32_t depth; /* nesting of { } blocks */
+	struct ptx_loc comment_at; /* where the open block comment began */
 	unsigned errors;
 	const char *tok_text; /* last token, for syntax error messages */
 	size_t tok_len;

@@ -43,6 +43,8 @@ static int expr_prec(const struct ptx_expr *e)
 	case PTX_EXPR_UNARY:
 	case PTX_EXPR_CAST:
 		return 20;
+	case PTX_EXPR_INDEX:
+		return 25;
 	default:
 		return 30;
 	}
@@ -115,6 +117,8 @@ void ptx_expr_print(const struct ptx_expr *e, struct coloc_buf *b)
 		print_operand(e->u.sub.a, prec, b);
 		if (e->op == PTX_BINOP_ASSIGN)
 			coloc_buf_puts(b, " = ");
+		else if (e->op == PTX_BINOP_MOD)
+			coloc_buf_puts(b, " % "); /* "7%3" would lex as 7 and the name %3 */
 		else
 			coloc_buf_puts(b, ptx_binop_table[e->op].spelling);
 		print_operand(e->u.sub.b, prec + 1, b);
@@ -140,6 +144,19 @@ void ptx_expr_print(const struct ptx_expr *e, struct coloc_buf *b)
 		coloc_buf_putc(b, '[');
 		print_list(e->u.list.head, b);
 		coloc_buf_putc(b, ']');
+		put_ident(b, e->u.list.fn);
+		break;
+	case PTX_EXPR_INDEX:
+		print_operand(e->u.sub.a, 25, b);
+		coloc_buf_putc(b, '[');
+		ptx_expr_print(e->u.sub.b, b);
+		coloc_buf_putc(b, ']');
+		break;
+	case PTX_EXPR_RANGE:
+		put_ident(b, e->u.name.id);
+		coloc_buf_putc(b, '<');
+		coloc_buf_put_u64(b, e->count);
+		coloc_buf_putc(b, '>');
 		break;
 	case PTX_EXPR_CALL:
 		put_ident(b, e->u.list.fn);
@@ -256,6 +273,11 @@ static void print_func(const struct ptx_func *f, struct coloc_buf *b)
 
 	print_linkage(f->linkage, b);
 	coloc_buf_puts(b, f->entry ? ".entry " : ".func ");
+	if (f->attrs) {
+		coloc_buf_puts(b, ".attribute(");
+		print_list(f->attrs, b);
+		coloc_buf_puts(b, ") ");
+	}
 	if (f->has_rets) {
 		print_params(f->rets, b, 0);
 		coloc_buf_putc(b, ' ');
@@ -378,8 +400,11 @@ void ptx_stmt_print(const struct ptx_stmt *s, struct coloc_buf *b, int indent)
 			print_params(p->rets, b, 0);
 			coloc_buf_putc(b, ' ');
 		}
-		coloc_buf_puts(b, "_ ");
-		print_params(p->params, b, 0);
+		coloc_buf_putc(b, '_');
+		if (p->has_params) {
+			coloc_buf_putc(b, ' ');
+			print_params(p->params, b, 0);
+		}
 		for (d = p->dirs.head; d; d = d->next) {
 			coloc_buf_putc(b, ' ');
 			put_ident(b, d->u.dir.name);

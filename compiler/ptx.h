@@ -149,7 +149,9 @@ enum ptx_expr_kind {
 	PTX_EXPR_PAREN,  /* ( list ): grouping, call argument lists */
 	PTX_EXPR_VECTOR, /* { list }: vector operands, initializers */
 	PTX_EXPR_ADDR,   /* [ list ]: addresses, texture operands */
-	PTX_EXPR_CALL,   /* fn ( list ): generic(x), .unified(a, b) */
+	PTX_EXPR_CALL,   /* fn ( list ): generic(x), .unified(a, b), 0xff(x) */
+	PTX_EXPR_INDEX,  /* a[b]: array notation, A[5] */
+	PTX_EXPR_RANGE,  /* name<count> in .branchtargets lists */
 };
 
 /* PTX_EXPR_INT flags (in op). */
@@ -167,7 +169,7 @@ struct ptx_expr {
 	struct ptx_loc loc;
 	uint8_t kind;
 	uint8_t op;
-	uint32_t count; /* items in a PAREN, VECTOR, ADDR or CALL list */
+	uint32_t count; /* items in a PAREN, VECTOR, ADDR or CALL list; RANGE count */
 	union {
 		struct {
 			const struct ptx_ident *id;
@@ -183,7 +185,7 @@ struct ptx_expr {
 		} sub;
 		struct {
 			struct ptx_expr *head;
-			const struct ptx_ident *fn; /* CALL */
+			const struct ptx_ident *fn; /* CALL; ADDR suffix ([a].unified) */
 		} list;
 	} u;
 };
@@ -278,6 +280,8 @@ struct ptx_func {
 	bool has_rets;   /* .func (ret) name */
 	bool has_body;   /* false for a prototype ending in ';' */
 	const struct ptx_ident *name;
+	struct ptx_expr *attrs; /* .func .attribute( ... ) */
+	uint32_t nattrs;
 	struct ptx_decl *rets;
 	struct ptx_decl *params;
 	struct ptx_block dirs; /* PTX_STMT_PERF and PTX_STMT_PRAGMA */
@@ -287,6 +291,7 @@ struct ptx_func {
 struct ptx_proto {
 	const struct ptx_ident *label;
 	bool has_rets;
+	bool has_params; /* "_ .noreturn" has no parameter list at all */
 	struct ptx_decl *rets;
 	struct ptx_decl *params;
 	struct ptx_block dirs; /* .noreturn, .abi_preserve... */

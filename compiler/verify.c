@@ -14,6 +14,7 @@
  *
  * Debug-section data is not resolved: it refers across functions by design.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,7 @@ struct verifier {
 	int oom;
 	const struct ptx_ident *pred_type;
 	const struct ptx_ident *sink;
+	const struct ptx_ident *warp_sz; /* the predefined constant WARP_SZ */
 };
 
 #define verr(v, loc, ...)                                        \
@@ -237,6 +239,9 @@ static void declare(struct verifier *v, const struct ptx_decl *d)
 	for (n = d->names; n; n = n->next) {
 		struct binding *b;
 
+		if (n->range >= 0 && (n->dims || n->init))
+			verr(v, n->loc, "'%s<%lld>' declares a set of names; it takes no array size or initializer",
+			     n->name->str, (long long)n->range);
 		if (n->range >= 0 && kind != BIND_REG)
 			verr(v, n->loc, "'%s<%lld>' declares registers, but the state space is '%s'",
 			     n->name->str, (long long)n->range, d->space->str);
@@ -270,7 +275,7 @@ static void check_name(struct verifier *v, const struct ptx_expr *e, enum use us
 	const struct ptx_ident *id = e->u.name.id;
 	struct binding *b;
 
-	if (id == v->sink)
+	if (id == v->sink || id == v->warp_sz)
 		return;
 	if (id->kind == PTX_IDENT_SREG) {
 		unsigned flags = ptx_sreg_table[id->code].flags;
@@ -364,6 +369,10 @@ static void check_expr(struct verifier *v, const struct ptx_expr *e, int use)
 	case PTX_EXPR_UNARY:
 	case PTX_EXPR_CAST:
 		check_expr(v, e->u.sub.a, USE_VALUE);
+		break;
+	case PTX_EXPR_INDEX:
+		check_expr(v, e->u.sub.a, USE_VALUE);
+		check_expr(v, e->u.sub.b, USE_VALUE);
 		break;
 	case PTX_EXPR_BINARY:
 		if (e->op == PTX_BINOP_ASSIGN) {
@@ -480,16 +489,43 @@ static void check_insn(struct verifier *v, const struct ptx_stmt *s)
 		break;
 	}
 	if (flags & PTX_OPF_MEM) {
-		for (e = in->operands; e && e->kind != PTX_EXPR_ADDR; e = e->next)
-			;
+		for (e = in->operands; e; e = e->next)
+			if (e->kind == PTX_EXPR_ADDR || e->kind == PTX_EXPR_INDEX)
+				break;
 		if (!e)
-			verr(v, s->loc, "'%s' needs an address operand in [ ]", in->opcode->str);
+			verr(v, s->loc, "'%s' needs an address operand such as [%%rd1] or A[4]",
+			     in->opcode->str);
 	}
 	for (e = in->operands; e; e = e->next)
 		check_expr(v, e, USE_VALUE);
 }
 
 /* --------------------------------------------------------------- bodies */
+
+/* L<3> in a .branchtargets list stands for L0, L1 and L2. */
+static void check_label_range(struct verifier *v, const struct ptx_expr *e)
+{
+	uint32_t i;
+	char name[300];
+
+	if (e->u.name.id->len > 256) {
+		verr(v, e->loc, "label name too long in '%s<%u>'", e->u.name.id->str, e->count);
+		return;
+	}
+	for (i = 0; i < e->count; i++) {
+		const struct ptx_ident *id;
+		struct binding *b;
+
+		snprintf(name, sizeof(name), "%s%u", e->u.name.id->str, i);
+		id = ptx_lookup(v->m, name, strlen(name));
+		b = id ? resolve(v, id) : NULL;
+		if (!b || b->kind != BIND_LABEL) {
+			verr(v, e->loc, "'%s<%u>' names label '%s', which is not defined", e->u.name.id->str,
+			     e->count, name);
+			return;
+		}
+	}
+}
 
 static void collect_labels(struct verifier *v, const struct ptx_block *blk)
 {
@@ -540,7 +576,10 @@ static void check_block(struct verifier *v, const struct ptx_block *blk)
 			break;
 		case PTX_STMT_BRANCHTARGETS:
 			for (e = s->u.dir.args; e; e = e->next)
-				check_name(v, e, USE_LABEL);
+				if (e->kind == PTX_EXPR_RANGE)
+					check_label_range(v, e);
+				else
+					check_name(v, e, USE_LABEL);
 			break;
 		case PTX_STMT_CALLTARGETS:
 			for (e = s->u.dir.args; e; e = e->next)
@@ -608,6 +647,7 @@ unsigned ptx_module_verify(const struct ptx_module *m, struct coloc_diag *diag)
 	coloc_arena_init(&v.arena);
 	v.pred_type = ptx_lookup(m, ".pred", 5);
 	v.sink = ptx_lookup(m, "_", 1);
+	v.warp_sz = ptx_lookup(m, "WARP_SZ", 7);
 
 	for (s = m->items.head; s && !v.oom; s = s->next) {
 		if (s->kind == PTX_STMT_VERSION) {

@@ -1,0 +1,48 @@
+# lit configuration for colocc's tests.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "colocc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".ptx", ".cu", ".test"]
+config.excludes = ["Inputs", "tools", "fuzz", "unit", "gpu", "lit.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.colocc_obj_root, "testsuite")
+
+tools = os.path.join(config.test_source_root, "tools")
+py = config.python_executable
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.colocc_obj_root, os.path.dirname(config.ptxas), config.environment.get("PATH", "")])
+for var in ("CUDA_HOME", "HOME", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%colocc", os.path.join(config.colocc_obj_root, "colocc")))
+config.substitutions.append(("%ptxas-verify", f"{py} {tools}/ptxas-verify.py --ptxas {config.ptxas}"))
+config.substitutions.append(("%cubin-cmp", f"{py} {tools}/cubin-cmp.py --ptxas={config.ptxas}"))
+config.substitutions.append(("%corpus-check",
+                             f"{py} {tools}/corpus-check.py --colocc {config.colocc_obj_root}/colocc "
+                             f"--nvcc {config.nvcc} --ptxas {config.ptxas} "
+                             f"--cubin-cmp {tools}/cubin-cmp.py"))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%nvcc", config.nvcc))
+
+
+def has_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if has_gpu():
+    config.available_features.add("cuda-gpu")
+if config.sanitized:
+    config.available_features.add("sanitized")
