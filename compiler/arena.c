@@ -10,7 +10,7 @@
  */
 #define ARENA_MIN_CHUNK (16u * 1024u)
 #define ARENA_MAX_CHUNK (4u * 1024u * 1024u)
-#define ARENA_ALIGN 16u
+#define ARENA_ALIGN 8u
 
 struct coloc_arena_chunk {
 	struct coloc_arena_chunk *next;

@@ -16,7 +16,7 @@ struct coloc_arena {
 void coloc_arena_init(struct coloc_arena *a);
 void coloc_arena_release(struct coloc_arena *a);
 
-/* Returns zeroed, 16-byte aligned memory or NULL when malloc fails. */
+/* Returns zeroed, 8-byte aligned memory or NULL when malloc fails. */
 void *coloc_arena_alloc(struct coloc_arena *a, size_t size);
 char *coloc_arena_strndup(struct coloc_arena *a, const char *s, size_t len);
 

@@ -32,62 +32,89 @@ const struct ptx_binop_info ptx_binop_table[PTX_BINOP_COUNT] = {
 
 /* ------------------------------------------------------------- interner */
 
-static uint32_t name_hash(const char *s, size_t len)
+static uint64_t load_tail(const char *s, size_t n)
 {
-	/* FNV-1a: names are short, and this runs once per token. */
-	uint32_t h = 2166136261u;
-	size_t i;
+	uint64_t v = 0;
 
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
+	memcpy(&v, s, n);
+	return v;
 }
 
+/*
+ * Names are short and there is one per token: hash eight bytes at a time
+ * (a multiply-xorshift mix), which is several times faster than a byte loop.
+ */
+static uint32_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
+
+	while (len >= 8) {
+		h = (h ^ load_tail(s, 8)) * 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 29;
+		s += 8;
+		len -= 8;
+	}
+	if (len) {
+		h = (h ^ load_tail(s, len)) * 0x94D049BB133111EBull;
+		h ^= h >> 31;
+	}
+	h *= 0xBF58476D1CE4E5B9ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/*
+ * Open addressing with the hash kept in the slot: a probe that misses never
+ * touches the name itself, which lives elsewhere in the arena.
+ */
 static int interner_grow(struct ptx_interner *t)
 {
-	uint32_t n = t->slots ? (t->mask + 1) * 2 : 1024;
-	struct ptx_ident **slots = calloc(n, sizeof(*slots));
-	uint32_t i;
+	uint32_t n = t->slots ? (t->mask + 1) * 2 : 1024, i;
+	struct ptx_name_slot *slots = calloc(n, sizeof(*slots));
 
 	if (!slots)
 		return -1;
-	if (t->slots) {
-		for (i = 0; i <= t->mask; i++) {
-			struct ptx_ident *id = t->slots[i], *next;
+	for (i = 0; t->slots && i <= t->mask; i++) {
+		uint32_t j;
 
-			for (; id; id = next) {
-				next = id->chain;
-				id->chain = slots[id->hash & (n - 1)];
-				slots[id->hash & (n - 1)] = id;
-			}
-		}
-		free(t->slots);
+		if (!t->slots[i].id)
+			continue;
+		for (j = t->slots[i].hash & (n - 1); slots[j].id; j = (j + 1) & (n - 1))
+			;
+		slots[j] = t->slots[i];
 	}
+	free(t->slots);
 	t->slots = slots;
 	t->mask = n - 1;
 	return 0;
 }
 
+static struct ptx_name_slot *interner_probe(const struct ptx_interner *t, uint32_t h,
+					    const char *s, size_t len)
+{
+	uint32_t i;
+
+	for (i = h & t->mask;; i = (i + 1) & t->mask) {
+		struct ptx_name_slot *slot = &t->slots[i];
+
+		if (!slot->id)
+			return slot;
+		if (slot->hash == h && slot->id->len == len && memcmp(slot->id->str, s, len) == 0)
+			return slot;
+	}
+}
+
 const struct ptx_ident *ptx_lookup(const struct ptx_module *m, const char *s, size_t len)
 {
-	const struct ptx_interner *t = &m->names;
-	uint32_t h = name_hash(s, len);
-	const struct ptx_ident *id;
-
-	if (!t->slots)
+	if (!m->names.slots)
 		return NULL;
-	for (id = t->slots[h & t->mask]; id; id = id->chain)
-		if (id->hash == h && id->len == len && memcmp(id->str, s, len) == 0)
-			return id;
-	return NULL;
+	return interner_probe(&m->names, name_hash(s, len), s, len)->id;
 }
 
 const struct ptx_ident *ptx_intern(struct ptx_module *m, const char *s, size_t len)
 {
 	struct ptx_interner *t = &m->names;
 	uint32_t h = name_hash(s, len);
+	struct ptx_name_slot *slot;
 	struct ptx_ident *id;
 
 	if (len > UINT32_MAX) {
@@ -95,11 +122,11 @@ const struct ptx_ident *ptx_intern(struct ptx_module *m, const char *s, size_t l
 		return NULL;
 	}
 	if (t->slots) {
-		for (id = t->slots[h & t->mask]; id; id = id->chain)
-			if (id->hash == h && id->len == len && memcmp(id->str, s, len) == 0)
-				return id;
+		slot = interner_probe(t, h, s, len);
+		if (slot->id)
+			return slot->id;
 	}
-	if ((!t->slots || t->count >= t->mask) && interner_grow(t) < 0) {
+	if ((!t->slots || t->count * 2 >= t->mask) && interner_grow(t) < 0) {
 		m->oom = 1;
 		return NULL;
 	}
@@ -112,8 +139,9 @@ const struct ptx_ident *ptx_intern(struct ptx_module *m, const char *s, size_t l
 	id->len = (uint32_t)len;
 	memcpy(id->str, s, len);
 	id->str[len] = '\0';
-	id->chain = t->slots[h & t->mask];
-	t->slots[h & t->mask] = id;
+	slot = interner_probe(t, h, s, len);
+	slot->hash = h;
+	slot->id = id;
 	t->count++;
 	return id;
 }

@@ -41,6 +41,7 @@
 
 %code {
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Bounds the parser stack, so deep nesting is an error and not a crash. */
@@ -678,7 +679,13 @@ primary
 	| T_INT '(' expr ')' {
 		/* The mask operator of initializers: 0xff00(var + 4). */
 		struct ptx_elist l = el_one($3);
-		NN($$ = mk_list(ctx, PTX_EXPR_CALL, l, $1.text, LOC(@1)));
+		const struct ptx_ident *mask = $1.text;
+		if (!mask) {
+			char digits[24];
+			snprintf(digits, sizeof(digits), "%llu", (unsigned long long)$1.value);
+			NN(mask = ptx_intern_cstr(M, digits));
+		}
+		NN($$ = mk_list(ctx, PTX_EXPR_CALL, l, mask, LOC(@1)));
 	}
 	| '(' expr_list_opt ')'	{ NN($$ = mk_list(ctx, PTX_EXPR_PAREN, $2, NULL, LOC(@1))); }
 	| '{' vitems_opt '}'	{ NN($$ = mk_list(ctx, PTX_EXPR_VECTOR, $2, NULL, LOC(@1))); }
@@ -742,8 +749,8 @@ static void ptx_yyerror(PTX_YYLTYPE *loc, void *scanner, struct ptx_parse_ctx *c
 	(void)scanner;
 	if (strcmp(msg, "memory exhausted") == 0)
 		coloc_error(ctx->diag, ptx_loc_of(loc),
-			    "nesting too deep or out of memory; blocks and expressions may nest "
-			    "at most a few hundred levels");
+			    "nesting too deep; blocks and expressions may nest at most a few "
+			    "hundred levels");
 	else
 		coloc_error(ctx->diag, ptx_loc_of(loc), "%s", msg);
 	ctx->errors++;
@@ -766,12 +773,22 @@ static void put_symbol(struct coloc_buf *b, yysymbol_kind_t sym)
 	}
 }
 
+/* Tokens summed up in messages: those that start an operand, binary operators. */
+static bool starts_operand(yysymbol_kind_t sym)
+{
+	const char *name = yysymbol_name(sym);
+
+	if (name[0] == '\'' && name[1] && strchr("({[-+!~", name[1]))
+		return true;
+	return sym == YYSYMBOL_T_WORD || sym == YYSYMBOL_T_INT || sym == YYSYMBOL_T_FLOAT ||
+	       sym == YYSYMBOL_T_STRING;
+}
+
 static bool is_operator(yysymbol_kind_t sym)
 {
 	const char *name = yysymbol_name(sym);
 
-	/* Single-character operators come as "'+'", the others by spelling. */
-	if (name[0] == '\'' && name[1] && strchr("+-*/%&|^<>?!~=", name[1]))
+	if (name[0] == '\'' && name[1] && strchr("*/%&|^<>?=", name[1]))
 		return true;
 	return sym == YYSYMBOL_T_SHL || sym == YYSYMBOL_T_SHR || sym == YYSYMBOL_T_LE ||
 	       sym == YYSYMBOL_T_GE || sym == YYSYMBOL_T_EQ || sym == YYSYMBOL_T_NE ||
@@ -790,7 +807,7 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
 	yysymbol_kind_t expected[MAX_EXPECTED], shown[MAX_SHOWN];
 	yysymbol_kind_t tok = yypcontext_token(yyctx);
 	int n = yypcontext_expected_tokens(yyctx, expected, MAX_EXPECTED);
-	int nshown = 0, ops = 0, i;
+	int nshown = 0, ops = 0, operands = 0, i;
 	struct coloc_buf b;
 	int len = (int)(ctx->tok_len > 80 ? 80 : ctx->tok_len);
 
@@ -813,8 +830,13 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
 		coloc_buf_puts(&b, "unexpected ");
 		put_symbol(&b, tok);
 	}
+	for (i = 0; i < n; i++)
+		operands += starts_operand(expected[i]);
 	for (i = 0; i < n; i++) {
-		if (is_operator(expected[i]))
+		if (operands >= 3 && starts_operand(expected[i]))
+			continue;
+		if (is_operator(expected[i]) || (operands < 3 && starts_operand(expected[i]) &&
+						 strchr("+-", yysymbol_name(expected[i])[1])))
 			ops++;
 		else if (nshown < MAX_SHOWN)
 			shown[nshown++] = expected[i];
@@ -822,14 +844,25 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
 			nshown = MAX_SHOWN + 1;
 	}
 	if (n > 0 && nshown <= MAX_SHOWN) {
+		int groups = (operands >= 3) + (ops > 0), k = 0, total = nshown + groups;
+
 		coloc_buf_puts(&b, ", expected ");
-		for (i = 0; i < nshown; i++) {
-			if (i)
-				coloc_buf_puts(&b, i == nshown - 1 && !ops ? " or " : ", ");
+		for (i = 0; i < nshown; i++, k++) {
+			if (k)
+				coloc_buf_puts(&b, k == total - 1 ? " or " : ", ");
 			put_symbol(&b, shown[i]);
 		}
-		if (ops)
-			coloc_buf_puts(&b, nshown ? " or an operator" : "an operator");
+		if (operands >= 3) {
+			if (k)
+				coloc_buf_puts(&b, k == total - 1 ? " or " : ", ");
+			coloc_buf_puts(&b, "an operand");
+			k++;
+		}
+		if (ops) {
+			if (k)
+				coloc_buf_puts(&b, k == total - 1 ? " or " : ", ");
+			coloc_buf_puts(&b, "an operator");
+		}
 	}
 	if (coloc_buf_cstr(&b))
 		coloc_error(ctx->diag, ptx_loc_of(yypcontext_location(yyctx)), "%s", b.data);
@@ -976,12 +1009,19 @@ static struct ptx_stmt *mk_insn(struct ptx_parse_ctx *ctx, const struct ptx_word
 	for (i = 0; dmods && i < dmods->nmods; i++)
 		if (!word_add_mod(ctx, &op, dmods->mods[i]))
 			return NULL;
+	if (op.nmods > UINT16_MAX || operands.count > UINT16_MAX) {
+		coloc_error(ctx->diag, loc, "instruction '%s' has %u qualifiers and %u operands; "
+			    "at most %u of each are accepted", op.id->str, op.nmods, operands.count,
+			    (unsigned)UINT16_MAX);
+		ctx->errors++;
+		return s;
+	}
 	s->u.insn.opcode = op.id;
-	s->u.insn.op = op.id->kind == PTX_IDENT_OP ? (enum ptx_op)op.id->code : PTX_OP_UNKNOWN;
+	s->u.insn.op = op.id->kind == PTX_IDENT_OP ? op.id->code : PTX_OP_UNKNOWN;
 	s->u.insn.mods = op.mods;
-	s->u.insn.nmods = op.nmods;
+	s->u.insn.nmods = (uint16_t)op.nmods;
 	s->u.insn.operands = operands.head;
-	s->u.insn.noperands = operands.count;
+	s->u.insn.noperands = (uint16_t)operands.count;
 	if (guard) {
 		s->u.insn.guard = plain_name(ctx, *guard, loc, "guard predicate");
 		s->u.insn.guard_neg = neg;
@@ -1053,8 +1093,8 @@ static void decl_align(struct ptx_parse_ctx *ctx, struct ptx_decl *d, struct ptx
 	uint32_t *slot = d->ptr ? &d->ptr_align : &d->align;
 
 	if (n.value == 0 || n.value > (1u << 20) || (n.value & (n.value - 1))) {
-		coloc_error(ctx->diag, loc, "alignment %s is not a power of two between 1 and 2^20",
-			    n.text ? n.text->str : "?");
+		coloc_error(ctx->diag, loc, "alignment %llu is not a power of two between 1 and 2^20",
+			    (unsigned long long)n.value);
 		ctx->errors++;
 		return;
 	}
@@ -1141,8 +1181,13 @@ static struct ptx_stmt *mk_func(struct ptx_parse_ctx *ctx, unsigned linkage, boo
 	return s;
 }
 
-struct ptx_module *ptx_parse(const char *text, size_t len, const char *filename,
-			     struct coloc_diag *diag)
+/*
+ * `inplace` scans text[0..len) where it lies (text[len] and text[len + 1]
+ * must be NUL, and flex writes into the buffer while it works); otherwise
+ * flex takes a copy.
+ */
+static struct ptx_module *parse(const char *text, char *inplace, size_t len, const char *filename,
+				struct coloc_diag *diag)
 {
 	struct ptx_parse_ctx ctx;
 	struct ptx_module *m;
@@ -1178,15 +1223,40 @@ struct ptx_module *ptx_parse(const char *text, size_t len, const char *filename,
 		ptx_module_free(m);
 		return NULL;
 	}
-	buf = ptx_yy_scan_bytes(text, (int)len, scanner);
+	if (inplace)
+		buf = ptx_yy_scan_buffer(inplace, len + 2, scanner);
+	else
+		buf = ptx_yy_scan_bytes(text, (int)len, scanner);
+	if (!buf) {
+		coloc_error(diag, none, "cannot scan the input buffer");
+		ptx_yylex_destroy(scanner);
+		ptx_module_free(m);
+		return NULL;
+	}
 	rc = ptx_yyparse(scanner, &ctx);
 	ptx_yy_delete_buffer(buf, scanner);
 	ptx_yylex_destroy(scanner);
-	if (rc == 2 || m->oom)
+	if (m->oom)
 		coloc_error(diag, none, "out of memory while parsing");
 	if (rc || ctx.errors || m->oom) {
 		ptx_module_free(m);
 		return NULL;
 	}
 	return m;
+}
+
+struct ptx_module *ptx_parse(const char *text, size_t len, const char *filename,
+			     struct coloc_diag *diag)
+{
+	return parse(text, NULL, len, filename, diag);
+}
+
+struct ptx_module *ptx_parse_inplace(char *text, size_t len, const char *filename,
+				     struct coloc_diag *diag)
+{
+	if (text[len] != '\0' || text[len + 1] != '\0') {
+		coloc_error(diag, PTX_NOLOC, "internal error: in-place input must end in two NULs");
+		return NULL;
+	}
+	return parse(NULL, text, len, filename, diag);
 }

@@ -121,7 +121,7 @@ enum ptx_ident_kind {
 };
 
 struct ptx_ident {
-	struct ptx_ident *chain;
+	const void *aux; /* the lexer's split form of a dotted word */
 	uint32_t hash;
 	uint32_t len;
 	uint16_t kind;
@@ -129,8 +129,13 @@ struct ptx_ident {
 	char str[];
 };
 
+struct ptx_name_slot {
+	uint32_t hash;
+	struct ptx_ident *id;
+};
+
 struct ptx_interner {
-	struct ptx_ident **slots;
+	struct ptx_name_slot *slots;
 	uint32_t mask;
 	uint32_t count;
 };
@@ -180,8 +185,11 @@ struct ptx_expr {
 			const struct ptx_ident *text; /* spelling; NULL prints value */
 		} num;
 		struct {
-			struct ptx_expr *a, *b, *c;
-			const struct ptx_ident *type; /* CAST */
+			struct ptx_expr *a, *b;
+			union {
+				struct ptx_expr *c;           /* COND */
+				const struct ptx_ident *type; /* CAST */
+			};
 		} sub;
 		struct {
 			struct ptx_expr *head;
@@ -265,13 +273,15 @@ struct ptx_block {
 
 struct ptx_insn {
 	const struct ptx_ident *opcode;  /* first word, e.g. "ld" */
-	enum ptx_op op;                  /* PTX_OP_UNKNOWN if not in the table */
-	const struct ptx_ident **mods;   /* ".global", ".v4", ".L2::128B", ... */
-	uint32_t nmods;
-	bool guard_neg;                  /* @!p */
+	/* ".global", ".v4", ".L2::128B", ...; arrays may be shared between
+	 * instructions: replace them, never write into them. */
+	const struct ptx_ident **mods;
 	const struct ptx_ident *guard;   /* @p, or NULL */
 	struct ptx_expr *operands;
-	uint32_t noperands;
+	uint16_t op;                     /* enum ptx_op; PTX_OP_UNKNOWN if not in the table */
+	uint16_t nmods;
+	uint16_t noperands;
+	bool guard_neg;                  /* @!p */
 };
 
 struct ptx_func {
@@ -336,7 +346,7 @@ struct ptx_module {
 };
 
 /* Block nesting beyond this is an error rather than a risk to the stack. */
-#define PTX_MAX_NESTING 1000
+#define PTX_MAX_NESTING 256
 
 /* ------------------------------------------------------------ interface */
 
@@ -362,6 +372,10 @@ void ptx_block_splice(struct ptx_block *dst, struct ptx_block *src);
 /* Parses PTX text; NULL after diagnostics when anything was wrong. */
 struct ptx_module *ptx_parse(const char *text, size_t len, const char *filename,
 			     struct coloc_diag *diag);
+/* The same without a copy: text[len] and text[len + 1] must be NUL, and the
+ * buffer is written to (and restored) while it is scanned. */
+struct ptx_module *ptx_parse_inplace(char *text, size_t len, const char *filename,
+				     struct coloc_diag *diag);
 
 /* Canonical text; printing the parse of the output gives the same bytes. */
 int ptx_module_print(const struct ptx_module *m, struct coloc_buf *out);

@@ -6,7 +6,7 @@ import subprocess
 import lit.formats
 
 config.name = "colocc"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ptx", ".cu", ".test"]
 config.excludes = ["Inputs", "tools", "fuzz", "unit", "gpu", "lit.cfg.py", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
@@ -27,9 +27,11 @@ config.substitutions.append(("%cubin-cmp", f"{py} {tools}/cubin-cmp.py --ptxas={
 config.substitutions.append(("%corpus-check",
                              f"{py} {tools}/corpus-check.py --colocc {config.colocc_obj_root}/colocc "
                              f"--nvcc {config.nvcc} --ptxas {config.ptxas} "
-                             f"--cubin-cmp {tools}/cubin-cmp.py"))
+                             f"--cubin-cmp {tools}/cubin-cmp.py "
+                             f"--keep-root {config.colocc_obj_root}/testsuite/corpus-ptx"))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%nvcc", config.nvcc))
+config.substitutions.append(("%python", py))
 
 
 def has_gpu():

@@ -63,7 +63,7 @@ def main():
     ap.add_argument("--nvcc", required=True)
     ap.add_argument("--ptxas", required=True)
     ap.add_argument("--cubin-cmp", required=True)
-    ap.add_argument("--keep", help="keep the generated PTX in this directory")
+    ap.add_argument("--keep-root", help="keep the generated PTX in KEEP_ROOT/<source name>/")
     ap.add_argument("source")
     args = ap.parse_args()
     text = open(args.source).read()
@@ -72,7 +72,9 @@ def main():
     failures = 0
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
-        work = args.keep or tmp
+        work = tmp
+        if args.keep_root:
+            work = os.path.join(args.keep_root, os.path.splitext(os.path.basename(args.source))[0])
         os.makedirs(work, exist_ok=True)
         for arch in archs:
             for vname, vflags in VARIANTS:

@@ -356,7 +356,12 @@ static int process(const struct options *o, const char *input, const char *outpu
 	}
 
 	t0 = now();
-	m = ptx_parse(ptx.data ? ptx.data : "", ptx.len, name, &diag);
+	if (coloc_buf_reserve(&ptx, 2) < 0) {
+		coloc_error(&diag, PTX_NOLOC, "out of memory");
+		goto out;
+	}
+	ptx.data[ptx.len] = ptx.data[ptx.len + 1] = '\0';
+	m = ptx_parse_inplace(ptx.data, ptx.len, name, &diag);
 	t_parse = now() - t0;
 	if (!m)
 		goto out;
@@ -376,6 +381,8 @@ static int process(const struct options *o, const char *input, const char *outpu
 	}
 	if (o->emit == EMIT_PTX) {
 		t0 = now();
+		/* Canonical text is about as long as its input. */
+		coloc_buf_reserve(&out, ptx.len + ptx.len / 4);
 		if (ptx_module_print(m, &out) < 0) {
 			coloc_error(&diag, PTX_NOLOC, "out of memory while printing");
 			goto out;

@@ -1,0 +1,4 @@
+__global__ void broken(float *y)
+{
+	y[threadIdx.x] = undefined_name;
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# The test suite again, built with clang under AddressSanitizer and
+# UndefinedBehaviorSanitizer: the lit suites, then a parse/print round trip of
+# every PTX file the corpus run kept.
+# usage: sanitized-suite.sh SOURCE_DIR BUILD_DIR PTX_DIR LIT
+set -eu
+src=$1 out=$2 ptxdir=$3 lit=$4
+
+cmake -S "$src" -B "$out" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+	-DCOLOC_SANITIZE=ON >/dev/null
+cmake --build "$out"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+python3 "$lit" -sv "$out/testsuite/parse" "$out/testsuite/driver"
+
+n=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in $(find "$ptxdir" -name '*.ptx' ! -name '*.c1.ptx' ! -name '*.c2.ptx' 2>/dev/null | sort); do
+	"$out/colocc" --verify "$f" -o "$tmp/a.ptx"
+	"$out/colocc" "$tmp/a.ptx" -o "$tmp/b.ptx"
+	cmp "$tmp/a.ptx" "$tmp/b.ptx"
+	n=$((n + 1))
+done
+echo "sanitized round trip of $n corpus PTX files: ok"
+if [ "$n" -eq 0 ]; then
+	echo "no corpus PTX found in $ptxdir: run the lit-corpus test first" >&2
+	exit 1
+fi
