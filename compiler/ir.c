@@ -121,10 +121,19 @@ const struct ptx_ident *ptx_intern(struct ptx_module *m, const char *s, size_t l
 		m->oom = 1;
 		return NULL;
 	}
+	/*
+	 * A small direct-mapped cache in front of the table: tokens repeat
+	 * within a function, and the big table is mostly cache misses.
+	 */
+	id = t->recent[h & (PTX_RECENT_NAMES - 1)];
+	if (id && id->hash == h && id->len == len && memcmp(id->str, s, len) == 0)
+		return id;
 	if (t->slots) {
 		slot = interner_probe(t, h, s, len);
-		if (slot->id)
+		if (slot->id) {
+			t->recent[h & (PTX_RECENT_NAMES - 1)] = slot->id;
 			return slot->id;
+		}
 	}
 	if ((!t->slots || t->count * 2 >= t->mask) && interner_grow(t) < 0) {
 		m->oom = 1;
@@ -143,6 +152,7 @@ const struct ptx_ident *ptx_intern(struct ptx_module *m, const char *s, size_t l
 	slot->hash = h;
 	slot->id = id;
 	t->count++;
+	t->recent[h & (PTX_RECENT_NAMES - 1)] = id;
 	return id;
 }
 

@@ -134,7 +134,10 @@ struct ptx_name_slot {
 	struct ptx_ident *id;
 };
 
+#define PTX_RECENT_NAMES 2048
+
 struct ptx_interner {
+	struct ptx_ident *recent[PTX_RECENT_NAMES]; /* direct-mapped by hash */
 	struct ptx_name_slot *slots;
 	uint32_t mask;
 	uint32_t count;
