@@ -1,13 +1,90 @@
-/* Pass interface: one entry point per pass, registered by name. */
+/*
+ * Pass interface: one entry point per pass, registered by name in
+ * passes.def, and the per-kernel table the passes share.
+ *
+ * Passes never change an original kernel.  Each transformation adds a new
+ * .entry next to it (named __coloc_<form>_<kernel>) and records it in the
+ * kernel table, or records why it refused; the manifest and --explain are
+ * written from that table.
+ */
 #ifndef COLOC_PASS_H
 #define COLOC_PASS_H
 
 #include "ptx.h"
 
+/* Prefix of every symbol colocc adds to PTX; input that uses it is refused. */
+#define COLOC_PREFIX "__coloc_"
+
+enum pass_form {
+	PASS_FORM_SLICE,
+	PASS_FORM_UNISYNC,
+	PASS_FORM_PTB,
+	PASS_FORM_COUNT,
+};
+
+extern const char *const pass_form_names[PASS_FORM_COUNT];
+
+/* What a transformed kernel takes after the original parameters. */
+enum pass_param_role {
+	PASS_PARAM_GRID_X,   /* the original grid, in blocks */
+	PASS_PARAM_GRID_Y,
+	PASS_PARAM_GRID_Z,
+	PASS_PARAM_OFFSET_X, /* slice: first block of this launch */
+	PASS_PARAM_OFFSET_Y,
+	PASS_PARAM_OFFSET_Z,
+	PASS_PARAM_CONTROL,  /* ptb: device pointer to struct coloc_ptb_control */
+};
+
+extern const char *const pass_param_role_names[];
+
+struct pass_param {
+	const char *name;
+	enum pass_param_role role;
+	uint32_t size;
+	uint32_t align;
+};
+
+/* Everything the analysis learns about one kernel. */
+struct kernel_facts {
+	unsigned ctaid_dims;   /* bit d set: reads %ctaid.{x,y,z}[d] */
+	unsigned nctaid_dims;
+	unsigned barriers;     /* CTA-wide barrier sites (bar.sync 0 and its spellings) */
+	unsigned returns;      /* ret and exit sites */
+	unsigned predicated_returns;
+	unsigned calls;
+	bool indirect_calls;
+	bool dynamic_shared;   /* uses an .extern .shared array or %dynamic_smem_size */
+	bool cluster;          /* cluster directives, registers or instructions */
+	bool grid_sync;        /* cooperative-groups grid synchronization */
+	uint32_t param_bytes;  /* size of the original parameter list */
+};
+
+struct pass_kernel {
+	struct ptx_stmt *stmt; /* the original .entry */
+	struct ptx_func *func;
+	bool analyzed;
+	struct kernel_facts facts;
+	/* Per form: the variant made, or why the form was refused. */
+	struct ptx_stmt *variant[PASS_FORM_COUNT];
+	const char *refused[PASS_FORM_COUNT];
+	struct ptx_loc refused_loc[PASS_FORM_COUNT];
+	bool reported[PASS_FORM_COUNT];
+	bool requested[PASS_FORM_COUNT];
+	struct ptx_stmt *anchor; /* the last variant placed after the kernel */
+	const struct pass_param *added[PASS_FORM_COUNT];
+	unsigned nadded[PASS_FORM_COUNT];
+	bool unisync_needed; /* the kernel has CTA barriers: ptb goes through unisync */
+};
+
 struct pass_ctx {
 	struct coloc_diag *diag;
 	int verify_each; /* run the verifier after every pass */
 	int verbose;     /* report per-pass statistics on diag */
+	/* Filled by pass_pipeline_run; the passes read and extend it. */
+	struct ptx_module *module;
+	struct pass_kernel *kernels;
+	size_t nkernels;
+	unsigned refusals;
 };
 
 struct pass_info {
@@ -23,12 +100,63 @@ struct pass_info {
 const struct pass_info *pass_lookup(const char *name, size_t len);
 const struct pass_info *pass_registry(size_t *count);
 
+void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag);
+void pass_ctx_release(struct pass_ctx *ctx);
+
 /*
  * Runs the comma-separated list of passes over `m`.  Unknown names are
- * reported before anything runs.  Returns 0 or -1 after diagnostics.
+ * reported before anything runs.  Returns 0 or -1 after diagnostics;
+ * kernels a pass refuses are not errors (ctx->refusals counts them).
  */
 int pass_pipeline_run(struct ptx_module *m, const char *names, struct pass_ctx *ctx);
 /* Checks a pass list without running it; returns 0 or -1 after diagnostics. */
 int pass_pipeline_check(const char *names, struct coloc_diag *diag);
+
+/* ---- shared by the passes (kernels.c) */
+
+/* Builds ctx->kernels from the module's .entry definitions (once). */
+int pass_kernels_collect(struct ptx_module *m, struct pass_ctx *ctx);
+/* Runs the analysis of analysis.c on a kernel if it has not run. */
+void pass_kernel_analyze(struct pass_ctx *ctx, struct pass_kernel *k);
+/*
+ * Records why `form` cannot be applied to `k` (the first reason wins), for
+ * the manifest, --explain and pass_refused().
+ */
+void pass_refuse(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form form,
+		 struct ptx_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+/* True when `form` is refused for `k`; the first call reports the reason as a warning. */
+bool pass_refused(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form form);
+/* Copies `from` under the name __coloc_<form>_<kernel>, after the kernel's variants. */
+struct ptx_stmt *pass_clone_kernel(struct pass_ctx *ctx, struct pass_kernel *k,
+				   const struct ptx_func *from, const char *form);
+/* The unisync rewrite of a kernel body, in place (unisync.c; ptb uses it too). */
+int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f);
+/* Rewrites every ret and exit of a body (nested blocks too) into "bra label". */
+int pass_returns_to_branch(struct ptx_module *m, struct ptx_block *b, const char *label);
+/* Size and alignment of one parameter declaration. */
+uint32_t pass_param_size(const struct ptx_decl *d, uint32_t *align);
+/* Appends `.param .u32 NAME` (or .u64) to a kernel and returns its name. */
+const char *pass_add_param(struct ptx_module *m, struct ptx_func *f, const char *name,
+			   unsigned bits);
+/* Parses statements and inserts them before `pos` (NULL: at the end). */
+int pass_insert_snippet(struct pass_ctx *ctx, struct ptx_block *b, struct ptx_stmt *pos,
+			const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+/* Replaces every %ctaid.d and %nctaid.d operand in a body by a register. */
+void pass_replace_block_ids(struct ptx_module *m, struct ptx_block *body,
+			    const struct ptx_ident *ctaid[3], const struct ptx_ident *nctaid[3]);
+
+/* ---- the manifest (manifest.c) */
+int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name,
+			struct coloc_buf *out);
+/* --explain: one readable section per kernel. */
+void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *out);
 
 #endif

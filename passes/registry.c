@@ -58,11 +58,47 @@ int pass_pipeline_check(const char *names, struct coloc_diag *diag)
 	return bad ? -1 : 0;
 }
 
+/* Input that already uses the reserved prefix could collide with what passes add. */
+static int check_reserved(const struct ptx_module *m, struct coloc_diag *diag)
+{
+	const struct ptx_stmt *s;
+	size_t n = sizeof(COLOC_PREFIX) - 1;
+
+	for (s = m->items.head; s; s = s->next) {
+		const char *name = NULL;
+
+		if (s->kind == PTX_STMT_FUNC)
+			name = s->u.func->name->str;
+		else if (s->kind == PTX_STMT_DECL && s->u.decl->names)
+			name = s->u.decl->names->name->str;
+		if (name && strncmp(name, COLOC_PREFIX, n) == 0) {
+			coloc_error(diag, s->loc, "'%s' uses the prefix '" COLOC_PREFIX "', which colocc "
+				    "reserves for what it adds; rename it", name);
+			return -1;
+		}
+	}
+	if (m->names.slots) {
+		uint32_t i;
+
+		for (i = 0; i <= m->names.mask; i++) {
+			const struct ptx_ident *id = m->names.slots[i].id;
+
+			if (id && id->len >= n && strncmp(id->str, COLOC_PREFIX, n) == 0 &&
+			    id->kind == PTX_IDENT_PLAIN) {
+				coloc_error(diag, PTX_NOLOC, "the input uses the name '%s'; the prefix '"
+					    COLOC_PREFIX "' is reserved for what colocc adds", id->str);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 int pass_pipeline_run(struct ptx_module *m, const char *names, struct pass_ctx *ctx)
 {
 	const char *p = names, *comma;
 
-	if (pass_pipeline_check(names, ctx->diag) < 0)
+	if (pass_pipeline_check(names, ctx->diag) < 0 || check_reserved(m, ctx->diag) < 0)
 		return -1;
 	for (;; p = comma + 1) {
 		const struct pass_info *pass;

@@ -21,6 +21,8 @@ enum emit {
 
 struct options {
 	const char *output;
+	const char *manifest;
+	int explain;
 	const char *passes;
 	const char *arch;
 	enum emit emit;
@@ -49,8 +51,15 @@ static const char usage_text[] =
 	"  --emit=none         write nothing: parse, verify and run passes only\n"
 	"\n"
 	"Passes:\n"
-	"  --passes=NAME,...   run these passes in order (see the list below)\n"
+	"  --passes=NAME,...   run these passes in order (see the list below); each\n"
+	"                      transformation adds a variant __coloc_<form>_<kernel> next\n"
+	"                      to every kernel it applies to, or reports why it cannot\n"
 	"  --verify            verify the input, and the module after every pass\n"
+	"  --explain           print, per kernel, what the analysis found and whether\n"
+	"                      each form applies (or why not); alone, implies --emit=none\n"
+	"  --manifest=FILE     write the JSON manifest of kernels, variants and refusals;\n"
+	"                      by default it goes next to -o FILE as FILE.manifest.json\n"
+	"                      whenever transformation passes ran\n"
 	"\n"
 	"CUDA sources:\n"
 	"  -arch=ARCH          target for .cu inputs, e.g. sm_90, sm_90a, compute_80\n"
@@ -67,7 +76,8 @@ static const char usage_text[] =
 	"\n"
 	"A FILE of '-' reads PTX from standard input.  Diagnostics go to standard\n"
 	"error as FILE:LINE:COL: error: MESSAGE.  Exit status: 0 on success, 1 when an\n"
-	"input has errors, 2 on a command-line error.\n";
+	"input has errors, 2 on a command-line error, 3 when the output was written\n"
+	"but some kernels were refused a requested transformation.\n";
 
 static void usage(FILE *f)
 {
@@ -152,6 +162,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->verbose = 1;
 		} else if (strcmp(a, "--verify") == 0) {
 			o->verify = 1;
+		} else if (strcmp(a, "--explain") == 0) {
+			o->explain = 1;
+		} else if (strncmp(a, "--manifest", 10) == 0 &&
+			   (v = option_value(argc, argv, &i, "--manifest"))) {
+			o->manifest = v;
 		} else if (strcmp(a, "-lineinfo") == 0 || strcmp(a, "--generate-line-info") == 0) {
 			o->lineinfo = 1;
 		} else if (strcmp(a, "-G") == 0 || strcmp(a, "--device-debug") == 0) {
@@ -207,6 +222,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->ninputs == 0)
 		return usage_error("%s", "no input files");
+	if (o->explain && !o->output && o->emit == EMIT_PTX)
+		o->emit = EMIT_NONE;
+	if (o->manifest && o->ninputs > 1)
+		return usage_error("%s", "--manifest names one file; with several inputs, each "
+			       "manifest goes next to its output");
 	return 0;
 }
 
@@ -309,17 +329,70 @@ static unsigned count_kind(const struct ptx_block *blk, enum ptx_stmt_kind kind)
 	return n;
 }
 
+/* --explain: analyze every kernel (the passes analyzed only what they touched). */
+static int explain(struct pass_ctx *pctx, struct ptx_module *m)
+{
+	struct coloc_buf report;
+	size_t i;
+	int rc = 0;
+
+	if (pass_kernels_collect(m, pctx) < 0)
+		return -1;
+	for (i = 0; i < pctx->nkernels; i++)
+		pass_kernel_analyze(pctx, &pctx->kernels[i]);
+	coloc_buf_init(&report);
+	pass_explain(pctx, &report);
+	if (report.failed || (report.len && fwrite(report.data, 1, report.len, stdout) != report.len))
+		rc = -1;
+	fflush(stdout);
+	coloc_buf_release(&report);
+	return rc;
+}
+
+/* The manifest goes to --manifest, or next to the PTX output as NAME.manifest.json. */
+static int write_manifest(const struct options *o, const struct pass_ctx *pctx, const char *output)
+{
+	struct coloc_buf json, path;
+	const char *dest = o->manifest;
+	const char *base;
+	int rc;
+
+	coloc_buf_init(&json);
+	coloc_buf_init(&path);
+	if (!dest) {
+		const char *dot = strrchr(output, '.');
+		const char *slash = strrchr(output, '/');
+
+		if (dot && (!slash || dot > slash) && strcmp(dot, ".ptx") == 0)
+			coloc_buf_put(&path, output, (size_t)(dot - output));
+		else
+			coloc_buf_puts(&path, output);
+		coloc_buf_puts(&path, ".manifest.json");
+		dest = coloc_buf_cstr(&path);
+	}
+	base = output ? strrchr(output, '/') : NULL;
+	base = base ? base + 1 : output;
+	rc = dest ? pass_manifest_write(pctx, base, &json) : -1;
+	if (rc == 0)
+		rc = write_output(dest, &json);
+	coloc_buf_release(&json);
+	coloc_buf_release(&path);
+	return rc;
+}
+
 static int process(const struct options *o, const char *input, const char *output)
 {
 	struct coloc_diag diag;
 	struct coloc_buf text, ptx, out;
 	struct ptx_module *m = NULL;
+	struct pass_ctx pctx;
 	const char *name = strcmp(input, "-") == 0 ? "<stdin>" : input;
 	double t0, t_parse = 0, t_passes = 0, t_print = 0;
 	int rc = 1;
 
 	coloc_diag_init(&diag, name, stderr);
 	diag.max_errors = o->max_errors;
+	pass_ctx_init(&pctx, &diag);
 	coloc_buf_init(&text);
 	coloc_buf_init(&ptx);
 	coloc_buf_init(&out);
@@ -367,18 +440,17 @@ static int process(const struct options *o, const char *input, const char *outpu
 		goto out;
 	if (o->verify && ptx_module_verify(m, &diag))
 		goto out;
+	pass_ctx_init(&pctx, &diag);
+	pctx.verify_each = o->verify;
+	pctx.verbose = o->verbose;
 	if (o->passes) {
-		struct pass_ctx pctx = {
-			.diag = &diag,
-			.verify_each = o->verify,
-			.verbose = o->verbose,
-		};
-
 		t0 = now();
 		if (pass_pipeline_run(m, o->passes, &pctx) < 0)
 			goto out;
 		t_passes = now() - t0;
 	}
+	if (o->explain && explain(&pctx, m) < 0)
+		goto out;
 	if (o->emit == EMIT_PTX) {
 		t0 = now();
 		/* Canonical text is about as long as its input. */
@@ -391,6 +463,8 @@ static int process(const struct options *o, const char *input, const char *outpu
 		if (write_output(output, &out) < 0)
 			goto out;
 	}
+	if (pctx.nkernels && (o->manifest || output) && write_manifest(o, &pctx, output) < 0)
+		goto out;
 	if (o->verbose) {
 		fprintf(stderr,
 			"colocc: %s: %zu bytes, %u functions, %u instructions; parse %.3f s (%.1f MB/s)",
@@ -403,8 +477,9 @@ static int process(const struct options *o, const char *input, const char *outpu
 			fprintf(stderr, ", print %.3f s", t_print);
 		fprintf(stderr, "; arena %zu KiB\n", m->arena.total / 1024);
 	}
-	rc = diag.nerrors ? 1 : 0;
+	rc = diag.nerrors ? 1 : pctx.refusals ? 3 : 0;
 out:
+	pass_ctx_release(&pctx);
 	ptx_module_free(m);
 	coloc_buf_release(&text);
 	coloc_buf_release(&ptx);
@@ -436,8 +511,10 @@ int main(int argc, char **argv)
 				return 1;
 			dest = out;
 		}
-		if (process(&o, o.inputs[i], dest))
-			status = 1;
+		rc = process(&o, o.inputs[i], dest);
+		/* An input with errors (1) outranks one with refusals (3). */
+		if (rc == 1 || (rc == 3 && status == 0))
+			status = rc;
 		free(out);
 	}
 	return status;

@@ -1,0 +1,589 @@
+/*
+ * Kernel analysis: what each transformation relies on, and what rules it
+ * out.
+ *
+ * For every .entry it records which dimensions of %ctaid and %nctaid the
+ * kernel reads, each CTA barrier by form, each ret/exit, each call (and,
+ * through the call graph, whether a callee reads block indices, synchronizes
+ * the CTA or exits), cluster and cooperative-launch markers, dynamic shared
+ * memory and the size of the parameter list.  From these facts it decides,
+ * per form, "apply" or "refuse because ...":
+ *
+ *   slice    needs every block-index read in the kernel itself (callees are
+ *            not rewritten), no cluster launch, no grid-wide sync, no
+ *            spin-wait on memory written by other blocks (a block waiting for
+ *            a later slice would never finish), and room for 24 bytes of
+ *            parameters;
+ *   unisync  needs every CTA barrier to be a plain barrier 0 across the whole
+ *            CTA, written in the kernel at function level and not predicated
+ *            (named or partial barriers, bar.arrive and barriers with a
+ *            reduction are refused);
+ *   ptb      needs what slice needs, plus unisync when the kernel has
+ *            barriers, no exit in callees, and no setmaxnreg (a worker runs
+ *            many blocks and would grow its registers each time).
+ *
+ * Tally (ASPLOS '25, section 3) applies its rewrites by pattern matching;
+ * its public code misses predicated returns, barrier spellings other than
+ * "bar.sync N;", named barriers and callees that read %ctaid.  Here those
+ * are either handled by the passes or refused with the reason.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+/* Facts about a .func, for calls. */
+struct callee {
+	const struct ptx_ident *name;
+	const struct ptx_func *func;
+	bool done, visiting;
+	bool reads_ids;   /* %ctaid or %nctaid */
+	bool cluster;
+	bool grid_sync;
+	bool barrier;     /* any bar/barrier at CTA level */
+	bool exits;
+	bool setmaxnreg;
+	const char *why;  /* the first fact found, for messages */
+};
+
+struct analysis {
+	struct pass_ctx *ctx;
+	struct pass_kernel *k;
+	struct callee *callees;
+	size_t ncallees;
+	const struct ptx_ident *dynamic_shared[64];
+	unsigned ndynamic_shared;
+	uint32_t param_limit;
+};
+
+static bool has_mod(const struct ptx_insn *in, const char *mod)
+{
+	return ptx_insn_has_mod(in, mod);
+}
+
+static bool mod_contains(const struct ptx_insn *in, const char *part)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nmods; i++)
+		if (strstr(in->mods[i]->str, part))
+			return true;
+	return false;
+}
+
+static bool is_cluster_sreg(unsigned code)
+{
+	switch (code) {
+	case PTX_SREG_CLUSTERID:
+	case PTX_SREG_NCLUSTERID:
+	case PTX_SREG_CLUSTER_CTAID:
+	case PTX_SREG_CLUSTER_NCTAID:
+	case PTX_SREG_CLUSTER_CTARANK:
+	case PTX_SREG_CLUSTER_NCTARANK:
+	case PTX_SREG_IS_EXPLICIT_CLUSTER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Operand facts: block indices, cluster registers, the grid-sync workspace. */
+struct operand_facts {
+	unsigned ctaid, nctaid;
+	bool cluster, grid_sync, dynamic_shared;
+};
+
+static void scan_expr(const struct analysis *a, const struct ptx_expr *e, struct operand_facts *f)
+{
+	const struct ptx_expr *c;
+	unsigned i;
+
+	switch (e->kind) {
+	case PTX_EXPR_NAME:
+		if (e->u.name.id->kind == PTX_IDENT_SREG) {
+			unsigned code = e->u.name.id->code;
+			unsigned bit = e->u.name.comp ? 1u << (e->u.name.comp->str[1] - 'x') : 7u;
+
+			if (code == PTX_SREG_CTAID)
+				f->ctaid |= bit & 7;
+			else if (code == PTX_SREG_NCTAID)
+				f->nctaid |= bit & 7;
+			else if (is_cluster_sreg(code))
+				f->cluster = true;
+			else if (code == PTX_SREG_ENVREG1 || code == PTX_SREG_ENVREG2)
+				f->grid_sync = true; /* cooperative groups' grid workspace */
+			else if (code == PTX_SREG_DYNAMIC_SMEM_SIZE)
+				f->dynamic_shared = true;
+			break;
+		}
+		for (i = 0; a && i < a->ndynamic_shared; i++)
+			if (a->dynamic_shared[i] == e->u.name.id)
+				f->dynamic_shared = true;
+		break;
+	case PTX_EXPR_UNARY:
+	case PTX_EXPR_CAST:
+		scan_expr(a, e->u.sub.a, f);
+		break;
+	case PTX_EXPR_BINARY:
+	case PTX_EXPR_INDEX:
+		scan_expr(a, e->u.sub.a, f);
+		scan_expr(a, e->u.sub.b, f);
+		break;
+	case PTX_EXPR_COND:
+		scan_expr(a, e->u.sub.a, f);
+		scan_expr(a, e->u.sub.b, f);
+		scan_expr(a, e->u.sub.c, f);
+		break;
+	case PTX_EXPR_PAREN:
+	case PTX_EXPR_VECTOR:
+	case PTX_EXPR_ADDR:
+	case PTX_EXPR_CALL:
+		for (c = e->u.list.head; c; c = c->next)
+			scan_expr(a, c, f);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool is_cluster_insn(const struct ptx_insn *in)
+{
+	return (in->op == PTX_OP_BARRIER && has_mod(in, ".cluster")) || in->op == PTX_OP_MAPA ||
+	       in->op == PTX_OP_GETCTARANK || mod_contains(in, "::cluster") ||
+	       mod_contains(in, ".multicast");
+}
+
+/* Is this a CTA-level barrier (as opposed to bar.warp.sync or a cluster barrier)? */
+static bool is_cta_barrier(const struct ptx_insn *in)
+{
+	return (in->op == PTX_OP_BAR || in->op == PTX_OP_BARRIER) && !has_mod(in, ".warp") &&
+	       !has_mod(in, ".cluster");
+}
+
+/* ------------------------------------------------------------ call graph */
+
+static struct callee *callee_of(struct analysis *a, const struct ptx_ident *name);
+
+static void callee_scan_block(struct analysis *a, struct callee *c, const struct ptx_block *b)
+{
+	const struct ptx_stmt *s;
+
+	for (s = b->head; s; s = s->next) {
+		const struct ptx_insn *in;
+		struct operand_facts f = {0};
+		const struct ptx_expr *e;
+
+		if (s->kind == PTX_STMT_BLOCK) {
+			callee_scan_block(a, c, &s->u.block);
+			continue;
+		}
+		if (s->kind != PTX_STMT_INSN)
+			continue;
+		in = &s->u.insn;
+		for (e = in->operands; e; e = e->next)
+			scan_expr(NULL, e, &f);
+		if ((f.ctaid || f.nctaid) && !c->reads_ids) {
+			c->reads_ids = true;
+			c->why = c->why ? c->why : "reads %ctaid or %nctaid";
+		}
+		c->cluster |= f.cluster || is_cluster_insn(in);
+		c->grid_sync |= f.grid_sync;
+		if (is_cta_barrier(in))
+			c->barrier = true;
+		if (in->op == PTX_OP_EXIT)
+			c->exits = true;
+		if (in->op == PTX_OP_SETMAXNREG)
+			c->setmaxnreg = true;
+		if (in->op == PTX_OP_CALL) {
+			/* call [(rets),] callee ... */
+			const struct ptx_expr *t = in->operands;
+			struct callee *d;
+
+			if (t && t->kind == PTX_EXPR_PAREN)
+				t = t->next;
+			d = t && t->kind == PTX_EXPR_NAME ? callee_of(a, t->u.name.id) : NULL;
+			if (d) {
+				c->reads_ids |= d->reads_ids;
+				c->cluster |= d->cluster;
+				c->grid_sync |= d->grid_sync;
+				c->barrier |= d->barrier;
+				c->exits |= d->exits;
+				c->setmaxnreg |= d->setmaxnreg;
+			}
+		}
+	}
+}
+
+/* Facts of the .func called `name` (NULL when it is not a function here). */
+static struct callee *callee_of(struct analysis *a, const struct ptx_ident *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncallees; i++) {
+		struct callee *c = &a->callees[i];
+
+		if (c->name != name)
+			continue;
+		if (!c->done && !c->visiting && c->func->has_body) {
+			c->visiting = true; /* recursion: what is known so far */
+			callee_scan_block(a, c, &c->func->body);
+			c->visiting = false;
+		}
+		c->done = true;
+		return c;
+	}
+	return NULL;
+}
+
+/* --------------------------------------------------------------- params */
+
+static uint32_t type_size(const struct ptx_ident *t)
+{
+	if (!t || t->kind != PTX_IDENT_DIR)
+		return 4;
+	switch (t->code) {
+	case PTX_DIR_S8: case PTX_DIR_U8: case PTX_DIR_B8:
+		return 1;
+	case PTX_DIR_S16: case PTX_DIR_U16: case PTX_DIR_B16: case PTX_DIR_F16: case PTX_DIR_BF16:
+		return 2;
+	case PTX_DIR_S64: case PTX_DIR_U64: case PTX_DIR_B64: case PTX_DIR_F64:
+	case PTX_DIR_TEXREF: case PTX_DIR_SAMPLERREF: case PTX_DIR_SURFREF:
+		return 8;
+	case PTX_DIR_B128:
+		return 16;
+	default:
+		return 4;
+	}
+}
+
+/* Bytes and alignment of one declared parameter (arrays, vectors, .align). */
+uint32_t pass_param_size(const struct ptx_decl *d, uint32_t *align_out)
+{
+	uint32_t elem = type_size(d->type) * (d->vec ? d->vec : 1);
+	uint64_t n = elem;
+	uint32_t align = d->align ? d->align : elem;
+	const struct ptx_dim *dim;
+
+	if (d->names)
+		for (dim = d->names->dims; dim; dim = dim->next)
+			n *= dim->size && dim->size->kind == PTX_EXPR_INT ? dim->size->u.num.value : 0;
+	if (align_out)
+		*align_out = align ? align : 1;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+static uint32_t params_bytes(const struct ptx_decl *d)
+{
+	uint64_t off = 0;
+
+	for (; d; d = d->next) {
+		uint32_t align, size = pass_param_size(d, &align);
+
+		off = (off + align - 1) / align * align + size;
+	}
+	return off > UINT32_MAX ? UINT32_MAX : (uint32_t)off;
+}
+
+/* ------------------------------------------------------------- the kernel */
+
+/*
+ * A loop (a label and a later branch back to it in the same block) that
+ * reads memory with volatile, relaxed or acquire semantics outside shared
+ * memory, or sleeps, is taken for a wait on other blocks: CUB's decoupled
+ * look-back, hand-written grid barriers, locks.
+ */
+static bool strong_global_load(const struct ptx_insn *in)
+{
+	if (in->op != PTX_OP_LD && in->op != PTX_OP_ATOM)
+		return false;
+	if (mod_contains(in, ".shared") || has_mod(in, ".local") || has_mod(in, ".param") ||
+	    has_mod(in, ".const"))
+		return false;
+	if (in->op == PTX_OP_ATOM)
+		return has_mod(in, ".cas") || has_mod(in, ".exch");
+	return has_mod(in, ".volatile") || has_mod(in, ".acquire") || has_mod(in, ".relaxed");
+}
+
+static const struct ptx_stmt *find_wait(const struct ptx_stmt *from, const struct ptx_stmt *to);
+
+static const struct ptx_stmt *find_wait_block(const struct ptx_block *b)
+{
+	return b->head ? find_wait(b->head, b->tail) : NULL;
+}
+
+static const struct ptx_stmt *find_wait(const struct ptx_stmt *from, const struct ptx_stmt *to)
+{
+	const struct ptx_stmt *s, *w;
+
+	for (s = from; s; s = s->next) {
+		if (s->kind == PTX_STMT_INSN &&
+		    (strong_global_load(&s->u.insn) || s->u.insn.op == PTX_OP_NANOSLEEP))
+			return s;
+		if (s->kind == PTX_STMT_BLOCK && (w = find_wait_block(&s->u.block)))
+			return w;
+		if (s == to)
+			break;
+	}
+	return NULL;
+}
+
+static const struct ptx_stmt *spin_wait(const struct ptx_block *b)
+{
+	const struct ptx_stmt *s, *l, *w;
+
+	for (s = b->head; s; s = s->next) {
+		if (s->kind == PTX_STMT_BLOCK) {
+			if ((w = spin_wait(&s->u.block)))
+				return w;
+			continue;
+		}
+		if (s->kind != PTX_STMT_INSN || s->u.insn.op != PTX_OP_BRA || !s->u.insn.operands ||
+		    s->u.insn.operands->kind != PTX_EXPR_NAME)
+			continue;
+		for (l = s->prev; l; l = l->prev) {
+			if (l->kind == PTX_STMT_LABEL && l->u.label == s->u.insn.operands->u.name.id) {
+				if ((w = find_wait(l, s)))
+					return w;
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void refuse_blocked(struct analysis *a, struct ptx_loc loc, const char *fmt, const char *arg)
+{
+	pass_refuse(a->ctx, a->k, PASS_FORM_SLICE, loc, fmt, arg);
+	pass_refuse(a->ctx, a->k, PASS_FORM_PTB, loc, fmt, arg);
+}
+
+static void check_barrier(struct analysis *a, const struct ptx_stmt *s, unsigned depth)
+{
+	const struct ptx_insn *in = &s->u.insn;
+	const struct ptx_expr *id = in->operands;
+	const char *form = NULL;
+
+	a->k->facts.barriers++;
+	if (has_mod(in, ".arrive"))
+		form = "bar.arrive splits a barrier across code points";
+	else if (has_mod(in, ".red"))
+		form = "a barrier with a reduction (__syncthreads_count/and/or)";
+	else if (!has_mod(in, ".sync") && in->op == PTX_OP_BAR)
+		form = "an unknown barrier form";
+	else if (in->guard)
+		form = "a predicated barrier";
+	else if (!id || id->kind != PTX_EXPR_INT || id->u.num.value != 0)
+		form = "a named barrier (only barrier 0 is handled)";
+	else if (in->noperands > 1)
+		form = "a barrier with a thread count (only whole-CTA barriers are handled)";
+	else if (depth > 0)
+		form = "a barrier inside a nested { } scope";
+	if (!form)
+		return;
+	pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, s->loc, "%s%s: %s is not supported", in->opcode->str,
+		    in->nmods ? in->mods[0]->str : "", form);
+	pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc, "%s%s: %s is not supported by unisync",
+		    in->opcode->str, in->nmods ? in->mods[0]->str : "", form);
+}
+
+static void scan_kernel_block(struct analysis *a, const struct ptx_block *b, unsigned depth)
+{
+	struct kernel_facts *kf = &a->k->facts;
+	const struct ptx_stmt *s;
+
+	for (s = b->head; s; s = s->next) {
+		const struct ptx_insn *in;
+		struct operand_facts f = {0};
+		const struct ptx_expr *e;
+
+		if (s->kind == PTX_STMT_BLOCK) {
+			scan_kernel_block(a, &s->u.block, depth + 1);
+			continue;
+		}
+		if (s->kind != PTX_STMT_INSN)
+			continue;
+		in = &s->u.insn;
+		for (e = in->operands; e; e = e->next)
+			scan_expr(a, e, &f);
+		kf->ctaid_dims |= f.ctaid;
+		kf->nctaid_dims |= f.nctaid;
+		kf->dynamic_shared |= f.dynamic_shared;
+		if (f.cluster || is_cluster_insn(in)) {
+			kf->cluster = true;
+			refuse_blocked(a, s->loc, "%s: cluster kernels are not transformed (blocks of a "
+				       "cluster must run together)", in->opcode->str);
+		}
+		if (f.grid_sync) {
+			kf->grid_sync = true;
+			refuse_blocked(a, s->loc, "%s: grid-wide synchronization (cooperative launch) "
+				       "needs every block resident at once", "%envreg");
+		}
+		if (is_cta_barrier(in))
+			check_barrier(a, s, depth);
+		if (in->op == PTX_OP_RET || in->op == PTX_OP_EXIT) {
+			kf->returns++;
+			kf->predicated_returns += in->guard != NULL;
+		}
+		if (in->op == PTX_OP_SETMAXNREG)
+			pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc, "%s",
+				    "setmaxnreg: a worker would change its register budget once per block");
+		if (in->op == PTX_OP_CALL) {
+			const struct ptx_expr *t = in->operands;
+			struct callee *c;
+
+			kf->calls++;
+			if (t && t->kind == PTX_EXPR_PAREN)
+				t = t->next;
+			c = t && t->kind == PTX_EXPR_NAME ? callee_of(a, t->u.name.id) : NULL;
+			if (!c) {
+				kf->indirect_calls = true;
+				continue;
+			}
+			if (c->reads_ids)
+				refuse_blocked(a, s->loc, "callee '%s' reads %%ctaid or %%nctaid, which "
+					       "cannot be rewritten inside called functions", c->name->str);
+			if (c->cluster)
+				refuse_blocked(a, s->loc, "callee '%s' uses cluster features", c->name->str);
+			if (c->grid_sync)
+				refuse_blocked(a, s->loc, "callee '%s' synchronizes the whole grid",
+					       c->name->str);
+			if (c->barrier) {
+				pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, s->loc,
+					    "callee '%s' synchronizes the CTA", c->name->str);
+				pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc,
+					    "callee '%s' synchronizes the CTA", c->name->str);
+			}
+			if (c->exits)
+				pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc,
+					    "callee '%s' uses exit, which would end a persistent worker",
+					    c->name->str);
+			if (c->setmaxnreg)
+				pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc,
+					    "callee '%s' uses setmaxnreg", c->name->str);
+		}
+	}
+}
+
+/* An indirect call may reach any function of the module. */
+static void check_indirect(struct analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncallees; i++) {
+		struct callee *c = callee_of(a, a->callees[i].name);
+
+		if (c->reads_ids)
+			refuse_blocked(a, a->k->stmt->loc, "an indirect call may reach '%s', which reads "
+				       "%%ctaid or %%nctaid", c->name->str);
+		if (c->barrier) {
+			pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, a->k->stmt->loc,
+				    "an indirect call may reach '%s', which synchronizes the CTA",
+				    c->name->str);
+			pass_refuse(a->ctx, a->k, PASS_FORM_PTB, a->k->stmt->loc,
+				    "an indirect call may reach '%s', which synchronizes the CTA",
+				    c->name->str);
+		}
+		if (c->exits)
+			pass_refuse(a->ctx, a->k, PASS_FORM_PTB, a->k->stmt->loc,
+				    "an indirect call may reach '%s', which uses exit", c->name->str);
+	}
+}
+
+static void check_directives(struct analysis *a)
+{
+	const struct ptx_stmt *d;
+
+	for (d = a->k->func->dirs.head; d; d = d->next) {
+		if (d->kind != PTX_STMT_PERF || d->u.dir.name->kind != PTX_IDENT_DIR)
+			continue;
+		switch (d->u.dir.name->code) {
+		case PTX_DIR_EXPLICITCLUSTER:
+		case PTX_DIR_REQNCTAPERCLUSTER:
+		case PTX_DIR_MAXCLUSTERRANK:
+		case PTX_DIR_BLOCKSARECLUSTERS:
+			a->k->facts.cluster = true;
+			refuse_blocked(a, d->loc, "%s: cluster kernels are not transformed (blocks of a "
+				       "cluster must run together)", d->u.dir.name->str);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void pass_kernel_analyze(struct pass_ctx *ctx, struct pass_kernel *k)
+{
+	struct analysis a;
+	struct ptx_stmt *s;
+	const struct ptx_stmt *w;
+	size_t n = 0;
+	unsigned major = 0, minor = 0;
+
+	if (k->analyzed)
+		return;
+	k->analyzed = true;
+	memset(&a, 0, sizeof(a));
+	a.ctx = ctx;
+	a.k = k;
+
+	for (s = ctx->module->items.head; s; s = s->next)
+		if (s->kind == PTX_STMT_FUNC && !s->u.func->entry)
+			n++;
+	a.callees = calloc(n ? n : 1, sizeof(*a.callees));
+	if (!a.callees) {
+		pass_refuse(ctx, k, PASS_FORM_SLICE, PTX_NOLOC, "out of memory");
+		pass_refuse(ctx, k, PASS_FORM_UNISYNC, PTX_NOLOC, "out of memory");
+		pass_refuse(ctx, k, PASS_FORM_PTB, PTX_NOLOC, "out of memory");
+		return;
+	}
+	for (s = ctx->module->items.head; s; s = s->next) {
+		if (s->kind == PTX_STMT_FUNC && !s->u.func->entry) {
+			struct callee *c = &a.callees[a.ncallees++];
+
+			c->name = s->u.func->name;
+			c->func = s->u.func;
+			/* A prototype without a body (extern, or defined later) counts only once defined. */
+			if (!s->u.func->has_body)
+				c->done = true;
+		}
+		if (s->kind == PTX_STMT_DECL && s->u.decl->space->code == PTX_DIR_SHARED &&
+		    (s->u.decl->linkage & PTX_LINK_EXTERN) && s->u.decl->names &&
+		    a.ndynamic_shared < sizeof(a.dynamic_shared) / sizeof(a.dynamic_shared[0]))
+			a.dynamic_shared[a.ndynamic_shared++] = s->u.decl->names->name;
+	}
+	/* Prefer the definition when a prototype came first. */
+	for (n = 0; n < a.ncallees; n++) {
+		size_t j;
+
+		if (a.callees[n].func->has_body)
+			continue;
+		for (j = 0; j < a.ncallees; j++)
+			if (a.callees[j].name == a.callees[n].name && a.callees[j].func->has_body)
+				a.callees[n] = a.callees[j];
+	}
+
+	check_directives(&a);
+	scan_kernel_block(&a, &k->func->body, 0);
+	if (k->facts.indirect_calls)
+		check_indirect(&a);
+	if ((w = spin_wait(&k->func->body)))
+		refuse_blocked(&a, w->loc, "%s: the kernel waits in a loop on memory that other blocks "
+			       "write (a decoupled look-back or an inter-block lock); running blocks in "
+			       "slices or persistent workers could deadlock it", w->u.insn.opcode->str);
+
+	k->facts.param_bytes = params_bytes(k->func->params);
+	/* PTX 8.1 (CUDA 12.1) raised the kernel parameter space from 4 KB to 32764 bytes. */
+	a.param_limit = 4096;
+	if (ptx_module_version(ctx->module, &major, &minor) == 0 && (major > 8 || (major == 8 && minor >= 1)))
+		a.param_limit = 32764;
+	if (k->facts.param_bytes + 32 > a.param_limit) {
+		pass_refuse(ctx, k, PASS_FORM_SLICE, k->stmt->loc, "%u bytes of parameters leave no room "
+			    "for 24 more (limit %u)", k->facts.param_bytes, a.param_limit);
+		pass_refuse(ctx, k, PASS_FORM_PTB, k->stmt->loc, "%u bytes of parameters leave no room "
+			    "for 20 more (limit %u)", k->facts.param_bytes, a.param_limit);
+	}
+	k->unisync_needed = k->facts.barriers > 0;
+	if (!k->unisync_needed)
+		k->refused[PASS_FORM_UNISYNC] = NULL;
+	free(a.callees);
+}

@@ -1,0 +1,174 @@
+/*
+ * ptb: preemptible persistent thread blocks.
+ *
+ * Instead of N blocks, the runtime launches W worker blocks of the original
+ * shape.  Each worker loops: one thread (the leader) reads a stop flag and,
+ * unless it is set, takes the next virtual block id from a global counter;
+ * the id reaches the rest of the block through shared memory; the block runs
+ * the original body with %ctaid rebuilt from the id and %nctaid replaced by
+ * the original grid; every ret becomes the loop's back-edge.  Setting the
+ * flag makes each worker finish the block it holds and exit, so the kernel
+ * leaves the GPU within one block's time; relaunching it with the same
+ * counter resumes where it stopped.  No taken block is ever abandoned, and
+ * none runs twice (Tally, ASPLOS '25, section 3.2; persistent threads after
+ * Gupta et al.).
+ *
+ *   __coloc_next:                           loop head, all threads
+ *     @!leader bra __coloc_taken;
+ *     ld.volatile.global.u32 t, [ctl+4];    the stop flag
+ *     vid = total;                           stop: a poison id
+ *     @!stop atom.global.add.u32 vid, [ctl], 1;
+ *     st.shared.u32 [slot[parity]], vid;
+ *   __coloc_taken:
+ *     barrier.sync 0;
+ *     ld.shared.u32 vid, [slot[parity]];  parity ^= 1;
+ *     @(vid >= total) bra __coloc_exit;
+ *     ctaid.x = vid % gx; ctaid.y = vid / gx % gy; ctaid.z = vid / (gx * gy);
+ *     <original body; "ret" is "bra __coloc_next">
+ *   __coloc_exit:
+ *     ret;
+ *
+ * The broadcast slot is double-buffered by iteration parity.  Tally's public
+ * code uses one slot and one barrier, and a slow warp can read the slot after
+ * the leader has already overwritten it with the next id (skipping one block,
+ * running another twice).  Here the leader writes slot[p] of iteration i + 2
+ * only after the barrier of iteration i + 1, which every thread reaches only
+ * after it read slot[p] in iteration i.
+ *
+ * The loop-head barrier is the non-aligned barrier.sync: threads that
+ * returned early arrive from other sites.  A kernel with CTA barriers goes
+ * through unisync first (unisync.c), so that returned threads keep joining
+ * the body's barriers and the whole block reaches the loop head together.
+ *
+ * Parameters appended, in order: __coloc_grid_x, _y, _z (.u32: the original
+ * grid) and __coloc_control (.u64: a device pointer to the control block,
+ * { u32 next; u32 stop; }, next at byte 0 and stop at byte 4).  Workers,
+ * block shape and dynamic shared memory are chosen at launch: 1-D worker
+ * grid, original block shape and dynamic shared memory size; the pass adds
+ * 8 bytes of static shared memory for the slots.
+ */
+#include <stdio.h>
+
+#include "pass.h"
+
+static const struct pass_param ptb_params[] = {
+	{COLOC_PREFIX "grid_x", PASS_PARAM_GRID_X, 4, 4},
+	{COLOC_PREFIX "grid_y", PASS_PARAM_GRID_Y, 4, 4},
+	{COLOC_PREFIX "grid_z", PASS_PARAM_GRID_Z, 4, 4},
+	{COLOC_PREFIX "control", PASS_PARAM_CONTROL, 8, 8},
+};
+
+static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
+{
+	static const char dims[] = "xyz";
+	struct ptx_module *m = ctx->module;
+	struct ptx_stmt *v = pass_clone_kernel(ctx, k, k->func, "ptb");
+	const struct ptx_ident *ctaid[3] = {0}, *nctaid[3] = {0};
+	struct coloc_buf decompose;
+	struct ptx_func *f;
+	struct ptx_stmt *first;
+	unsigned i;
+	char name[64];
+	int rc = -1;
+
+	if (!v)
+		return -1;
+	f = v->u.func;
+	if (k->unisync_needed && pass_unisync_apply(ctx, k, f) < 0)
+		return -1;
+	for (i = 0; i < sizeof(ptb_params) / sizeof(ptb_params[0]); i++)
+		if (!pass_add_param(m, f, ptb_params[i].name, ptb_params[i].size * 8))
+			return -1;
+
+	coloc_buf_init(&decompose);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), COLOC_PREFIX "ctaid_%c", dims[i]);
+		if (k->facts.ctaid_dims & (1u << i))
+			ctaid[i] = ptx_intern_cstr(m, name);
+		snprintf(name, sizeof(name), COLOC_PREFIX "g%c", dims[i]);
+		nctaid[i] = ptx_intern_cstr(m, name);
+	}
+	if (ctaid[0])
+		coloc_buf_puts(&decompose, "rem.u32 __coloc_ctaid_x, __coloc_vid, __coloc_gx;\n");
+	if (ctaid[1])
+		coloc_buf_puts(&decompose, "div.u32 __coloc_t, __coloc_vid, __coloc_gx;\n"
+					   "rem.u32 __coloc_ctaid_y, __coloc_t, __coloc_gy;\n");
+	if (ctaid[2])
+		coloc_buf_puts(&decompose, "div.u32 __coloc_ctaid_z, __coloc_vid, __coloc_gxy;\n");
+	if (!coloc_buf_cstr(&decompose))
+		goto out;
+
+	pass_replace_block_ids(m, &f->body, ctaid, nctaid);
+	if (pass_returns_to_branch(m, &f->body, "__coloc_next") < 0)
+		goto out;
+	first = f->body.head;
+	if (pass_insert_snippet(
+		    ctx, &f->body, first,
+		    ".reg .b32 __coloc_vid, __coloc_total, __coloc_gx, __coloc_gy, __coloc_gz, __coloc_gxy;\n"
+		    ".reg .b32 __coloc_t, __coloc_parity, __coloc_slotp;\n"
+		    ".reg .b32 __coloc_ctaid_x, __coloc_ctaid_y, __coloc_ctaid_z;\n"
+		    ".reg .b64 __coloc_ctl;\n"
+		    ".reg .pred __coloc_leader, __coloc_stop, __coloc_done;\n"
+		    ".shared .align 4 .b32 __coloc_slot[2];\n"
+		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
+		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
+		    "ld.param.u32 __coloc_gz, [__coloc_grid_z];\n"
+		    "ld.param.u64 __coloc_ctl, [__coloc_control];\n"
+		    "cvta.to.global.u64 __coloc_ctl, __coloc_ctl;\n"
+		    "mul.lo.u32 __coloc_gxy, __coloc_gx, __coloc_gy;\n"
+		    "mul.lo.u32 __coloc_total, __coloc_gxy, __coloc_gz;\n"
+		    "mov.u32 __coloc_t, %%tid.x;\n"
+		    "mov.u32 __coloc_vid, %%tid.y;\n"
+		    "or.b32 __coloc_t, __coloc_t, __coloc_vid;\n"
+		    "mov.u32 __coloc_vid, %%tid.z;\n"
+		    "or.b32 __coloc_t, __coloc_t, __coloc_vid;\n"
+		    "setp.eq.u32 __coloc_leader, __coloc_t, 0;\n"
+		    "mov.u32 __coloc_parity, 0;\n"
+		    "__coloc_next:\n"
+		    "mov.u32 __coloc_slotp, __coloc_slot;\n"
+		    "shl.b32 __coloc_t, __coloc_parity, 2;\n"
+		    "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n"
+		    "xor.b32 __coloc_parity, __coloc_parity, 1;\n"
+		    "@!__coloc_leader bra __coloc_taken;\n"
+		    "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\n"
+		    "setp.ne.u32 __coloc_stop, __coloc_t, 0;\n"
+		    "mov.u32 __coloc_vid, __coloc_total;\n"
+		    "@!__coloc_stop atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
+		    "st.shared.u32 [__coloc_slotp], __coloc_vid;\n"
+		    "__coloc_taken:\n"
+		    "barrier.sync 0;\n"
+		    "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n"
+		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
+		    "@__coloc_done bra __coloc_exit;\n"
+		    "%s",
+		    decompose.data) < 0)
+		goto out;
+	if (pass_insert_snippet(ctx, &f->body, NULL, "__coloc_exit:\nret;\n") < 0)
+		goto out;
+	k->variant[PASS_FORM_PTB] = v;
+	k->added[PASS_FORM_PTB] = ptb_params;
+	k->nadded[PASS_FORM_PTB] = sizeof(ptb_params) / sizeof(ptb_params[0]);
+	rc = 0;
+out:
+	coloc_buf_release(&decompose);
+	return rc;
+}
+
+int pass_ptb_run(struct ptx_module *m, struct pass_ctx *ctx)
+{
+	size_t i;
+
+	if (pass_kernels_collect(m, ctx) < 0)
+		return -1;
+	for (i = 0; i < ctx->nkernels; i++) {
+		struct pass_kernel *k = &ctx->kernels[i];
+
+		k->requested[PASS_FORM_PTB] = true;
+		pass_kernel_analyze(ctx, k);
+		if (k->variant[PASS_FORM_PTB] || pass_refused(ctx, k, PASS_FORM_PTB))
+			continue;
+		if (ptb_kernel(ctx, k) < 0)
+			return -1;
+	}
+	return 0;
+}
