@@ -122,6 +122,8 @@ static struct ptx_stmt *mk_func(struct ptx_parse_ctx *ctx, unsigned linkage, boo
 %token <id> T_VECTOR "vector size"
 %token <id> T_PERF "performance directive"
 %token <id> T_TYPE "type"
+/* Never produced from text: selects the statement-list start (snippets). */
+%token T_START_SNIPPET "start of snippet"
 %token T_SHL "<<"
 %token T_SHR ">>"
 %token T_LE "<="
@@ -161,6 +163,11 @@ static struct ptx_stmt *mk_func(struct ptx_parse_ctx *ctx, unsigned linkage, boo
 %precedence UNARY
 
 %%
+
+start
+	: module
+	| T_START_SNIPPET block_items	{ ctx->snippet = $2; }
+	;
 
 module
 	: %empty
@@ -1186,11 +1193,10 @@ static struct ptx_stmt *mk_func(struct ptx_parse_ctx *ctx, unsigned linkage, boo
  * must be NUL, and flex writes into the buffer while it works); otherwise
  * flex takes a copy.
  */
-static struct ptx_module *parse(const char *text, char *inplace, size_t len, const char *filename,
-				struct coloc_diag *diag)
+static int run_parser(struct ptx_module *m, const char *text, char *inplace, size_t len,
+		      bool snippet, struct ptx_block *out, struct coloc_diag *diag)
 {
 	struct ptx_parse_ctx ctx;
-	struct ptx_module *m;
 	yyscan_t scanner;
 	jmp_buf fatal;
 	YY_BUFFER_STATE buf;
@@ -1199,12 +1205,7 @@ static struct ptx_module *parse(const char *text, char *inplace, size_t len, con
 
 	if (len > INT_MAX - 2) {
 		coloc_error(diag, none, "input of %zu bytes is too large; at most 2 GiB is accepted", len);
-		return NULL;
-	}
-	m = ptx_module_new(filename);
-	if (!m) {
-		coloc_error(diag, none, "out of memory");
-		return NULL;
+		return -1;
 	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.m = m;
@@ -1212,16 +1213,15 @@ static struct ptx_module *parse(const char *text, char *inplace, size_t len, con
 	ctx.line = 1;
 	ctx.col = 1;
 	ctx.fatal = &fatal;
+	ctx.start_token = snippet ? T_START_SNIPPET : 0;
 	if (ptx_yylex_init_extra(&ctx, &scanner)) {
 		coloc_error(diag, none, "out of memory");
-		ptx_module_free(m);
-		return NULL;
+		return -1;
 	}
 	if (setjmp(fatal)) {
 		coloc_error(diag, none, "lexer failure: %s", ctx.fatal_msg);
 		ptx_yylex_destroy(scanner);
-		ptx_module_free(m);
-		return NULL;
+		return -1;
 	}
 	if (inplace)
 		buf = ptx_yy_scan_buffer(inplace, len + 2, scanner);
@@ -1230,15 +1230,35 @@ static struct ptx_module *parse(const char *text, char *inplace, size_t len, con
 	if (!buf) {
 		coloc_error(diag, none, "cannot scan the input buffer");
 		ptx_yylex_destroy(scanner);
-		ptx_module_free(m);
-		return NULL;
+		return -1;
 	}
 	rc = ptx_yyparse(scanner, &ctx);
 	ptx_yy_delete_buffer(buf, scanner);
 	ptx_yylex_destroy(scanner);
 	if (m->oom)
 		coloc_error(diag, none, "out of memory while parsing");
-	if (rc || ctx.errors || m->oom) {
+	if (rc || ctx.errors || m->oom)
+		return -1;
+	if (out)
+		*out = ctx.snippet;
+	return 0;
+}
+
+/*
+ * `inplace` scans text[0..len) where it lies (text[len] and text[len + 1]
+ * must be NUL, and flex writes into the buffer while it works); otherwise
+ * flex takes a copy.
+ */
+static struct ptx_module *parse(const char *text, char *inplace, size_t len, const char *filename,
+				struct coloc_diag *diag)
+{
+	struct ptx_module *m = ptx_module_new(filename);
+
+	if (!m) {
+		coloc_error(diag, PTX_NOLOC, "out of memory");
+		return NULL;
+	}
+	if (run_parser(m, text, inplace, len, false, NULL, diag) < 0) {
 		ptx_module_free(m);
 		return NULL;
 	}
@@ -1259,4 +1279,15 @@ struct ptx_module *ptx_parse_inplace(char *text, size_t len, const char *filenam
 		return NULL;
 	}
 	return parse(NULL, text, len, filename, diag);
+}
+
+int ptx_parse_snippet(struct ptx_module *m, const char *text, struct ptx_block *out,
+		      struct coloc_diag *diag)
+{
+	struct ptx_block got = {NULL, NULL};
+
+	if (run_parser(m, text, NULL, strlen(text), true, &got, diag) < 0)
+		return -1;
+	*out = got;
+	return 0;
 }

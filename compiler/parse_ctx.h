@@ -43,6 +43,8 @@ struct ptx_parse_ctx {
 	const char *tok_text; /* last token, for syntax error messages */
 	size_t tok_len;
 	jmp_buf *fatal;        /* where the lexer goes when flex runs out of memory */
+	int start_token;       /* returned once before any text: selects the start rule */
+	struct ptx_block snippet; /* the statements of a snippet parse */
 	const char *fatal_msg;
 };
 

@@ -380,6 +380,14 @@ struct ptx_module *ptx_parse(const char *text, size_t len, const char *filename,
 struct ptx_module *ptx_parse_inplace(char *text, size_t len, const char *filename,
 				     struct coloc_diag *diag);
 
+/*
+ * Parses function-body statements (instructions, declarations, labels) into
+ * `out`, interning names in `m`: how passes build new code.  Returns 0, or
+ * -1 after diagnostics.
+ */
+int ptx_parse_snippet(struct ptx_module *m, const char *text, struct ptx_block *out,
+		      struct coloc_diag *diag);
+
 /* Canonical text; printing the parse of the output gives the same bytes. */
 int ptx_module_print(const struct ptx_module *m, struct coloc_buf *out);
 void ptx_expr_print(const struct ptx_expr *e, struct coloc_buf *out);

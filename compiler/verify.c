@@ -330,6 +330,10 @@ static void check_name(struct verifier *v, const struct ptx_expr *e, enum use us
 	if (e->u.name.comp) {
 		const char *c = e->u.name.comp->str;
 
+		/* Video instructions select bytes and halves: %r1.b0, %r2.h1, %r3.b3210. */
+		if (b->kind == BIND_REG && (c[1] == 'b' || c[1] == 'h') && c[2] >= '0' && c[2] <= '9' &&
+		    strspn(c + 2, "0123456789") == strlen(c + 2))
+			return;
 		if (b->kind != BIND_REG || !b->vec)
 			verr(v, e->loc, "'%s%s': only vector registers and special registers have components",
 			     id->str, c);

@@ -365,24 +365,24 @@ static void check_barrier(struct analysis *a, const struct ptx_stmt *s, unsigned
 
 	a->k->facts.barriers++;
 	if (has_mod(in, ".arrive"))
-		form = "bar.arrive splits a barrier across code points";
+		form = "split barriers (bar.arrive)";
 	else if (has_mod(in, ".red"))
-		form = "a barrier with a reduction (__syncthreads_count/and/or)";
+		form = "barriers with a reduction (__syncthreads_count/and/or)";
 	else if (!has_mod(in, ".sync") && in->op == PTX_OP_BAR)
-		form = "an unknown barrier form";
+		form = "barrier forms other than sync";
 	else if (in->guard)
-		form = "a predicated barrier";
+		form = "predicated barriers";
 	else if (!id || id->kind != PTX_EXPR_INT || id->u.num.value != 0)
-		form = "a named barrier (only barrier 0 is handled)";
+		form = "named barriers (only barrier 0 is handled)";
 	else if (in->noperands > 1)
-		form = "a barrier with a thread count (only whole-CTA barriers are handled)";
+		form = "barriers with a thread count (only whole-CTA barriers are handled)";
 	else if (depth > 0)
-		form = "a barrier inside a nested { } scope";
+		form = "barriers inside a nested { } scope";
 	if (!form)
 		return;
-	pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, s->loc, "%s%s: %s is not supported", in->opcode->str,
+	pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, s->loc, "%s%s: %s are not supported", in->opcode->str,
 		    in->nmods ? in->mods[0]->str : "", form);
-	pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc, "%s%s: %s is not supported by unisync",
+	pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc, "%s%s: %s are not supported by unisync",
 		    in->opcode->str, in->nmods ? in->mods[0]->str : "", form);
 }
 
@@ -415,8 +415,9 @@ static void scan_kernel_block(struct analysis *a, const struct ptx_block *b, uns
 		}
 		if (f.grid_sync) {
 			kf->grid_sync = true;
-			refuse_blocked(a, s->loc, "%s: grid-wide synchronization (cooperative launch) "
-				       "needs every block resident at once", "%envreg");
+			refuse_blocked(a, s->loc, "%s: reads %%envreg1/%%envreg2, the workspace of "
+				       "grid-wide synchronization (a cooperative launch needs every block "
+				       "resident at once)", in->opcode->str);
 		}
 		if (is_cta_barrier(in))
 			check_barrier(a, s, depth);
@@ -448,6 +449,7 @@ static void scan_kernel_block(struct analysis *a, const struct ptx_block *b, uns
 				refuse_blocked(a, s->loc, "callee '%s' synchronizes the whole grid",
 					       c->name->str);
 			if (c->barrier) {
+				kf->callee_sync = true;
 				pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, s->loc,
 					    "callee '%s' synchronizes the CTA", c->name->str);
 				pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc,
@@ -476,6 +478,7 @@ static void check_indirect(struct analysis *a)
 			refuse_blocked(a, a->k->stmt->loc, "an indirect call may reach '%s', which reads "
 				       "%%ctaid or %%nctaid", c->name->str);
 		if (c->barrier) {
+			a->k->facts.callee_sync = true;
 			pass_refuse(a->ctx, a->k, PASS_FORM_UNISYNC, a->k->stmt->loc,
 				    "an indirect call may reach '%s', which synchronizes the CTA",
 				    c->name->str);
@@ -582,7 +585,7 @@ void pass_kernel_analyze(struct pass_ctx *ctx, struct pass_kernel *k)
 		pass_refuse(ctx, k, PASS_FORM_PTB, k->stmt->loc, "%u bytes of parameters leave no room "
 			    "for 20 more (limit %u)", k->facts.param_bytes, a.param_limit);
 	}
-	k->unisync_needed = k->facts.barriers > 0;
+	k->unisync_needed = k->facts.barriers > 0 || k->facts.callee_sync;
 	if (!k->unisync_needed)
 		k->refused[PASS_FORM_UNISYNC] = NULL;
 	free(a.callees);

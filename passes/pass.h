@@ -53,6 +53,7 @@ struct kernel_facts {
 	unsigned predicated_returns;
 	unsigned calls;
 	bool indirect_calls;
+	bool callee_sync;      /* a callee (or an indirect call) may synchronize the CTA */
 	bool dynamic_shared;   /* uses an .extern .shared array or %dynamic_smem_size */
 	bool cluster;          /* cluster directives, registers or instructions */
 	bool grid_sync;        /* cooperative-groups grid synchronization */

@@ -10,7 +10,10 @@ For each architecture (sm_80, sm_90, sm_90a, sm_100, plus the file's
   4. ptxas assembles C1 for the target, and the cubin must equal, section by
      section, the cubin of nvcc's own PTX (for -G and -lineinfo builds, the
      sections that record PTX line numbers are left out): printing lost
-     nothing that reaches the machine code or the debug information.
+     nothing that reaches the machine code or the debug information;
+  5. colocc --passes=slice and --passes=unisync,ptb run on C1: each exits 0
+     (every kernel transformed) or 3 (some refused, each with a warning that
+     gives the reason), never anything else, and the output assembles.
 
 Prints one line per configuration and a summary; exits 1 on any failure.
 """
@@ -54,7 +57,18 @@ def check_one(args, src, arch, vname, vflags, extra, tmp):
     if vflags:
         cmp.append("--ignore-ptx-lines")
     run(cmp + [o_cubin, c_cubin], "cubin comparison")
-    return os.path.getsize(ptx)
+    stats = []
+    for passes in ("slice", "unisync,ptb"):
+        out = os.path.join(tmp, f"{tag}.{passes.replace(',', '-')}.ptx")
+        r = subprocess.run([args.colocc, "--verify", f"--passes={passes}", c1, "-o", out],
+                           capture_output=True, text=True)
+        refusals = r.stderr.count("not applied:")
+        if r.returncode not in (0, 3) or (r.returncode == 3) != (refusals > 0):
+            raise RuntimeError(f"colocc --passes={passes} exited {r.returncode}:\n{r.stderr}")
+        run([args.ptxas, f"-arch={arch}", out, "-o", out + ".cubin"], f"ptxas after --passes={passes}")
+        made = open(out).read().count(".entry __coloc_")
+        stats.append(f"{passes}: {made} variants, {refusals} refused")
+    return os.path.getsize(ptx), "; ".join(stats)
 
 
 def main():
@@ -80,8 +94,8 @@ def main():
             for vname, vflags in VARIANTS:
                 total += 1
                 try:
-                    size = check_one(args, args.source, arch, vname, vflags, extra, work)
-                    print(f"ok   {arch:8} {vname:8} {size} bytes of PTX")
+                    size, stats = check_one(args, args.source, arch, vname, vflags, extra, work)
+                    print(f"ok   {arch:8} {vname:8} {size} bytes of PTX; {stats}")
                 except RuntimeError as e:
                     failures += 1
                     print(f"FAIL {arch:8} {vname:8}\n{e}")

@@ -1,0 +1,975 @@
+/*
+ * diffrun: runs original kernels and their colocc variants on the same
+ * random inputs and compares every output element.
+ *
+ *   diffrun [options] CASES.cu MODULE.ptx
+ *
+ * CASES.cu carries the cases in comments (testsuite/gpu/kernels/README.md):
+ *
+ *   // CASE: name=N kernel=K grid=X[,Y[,Z]] block=X[,Y[,Z]] [smem=B] [tol=T] [flags=...]
+ *   // PARAM: buf TYPE COUNT INIT     (a device buffer; every buffer is compared)
+ *   // PARAM: TYPE VALUE              (a scalar)
+ *
+ * MODULE.ptx is colocc's output for the file: the original kernels and their
+ * __coloc_slice_K and __coloc_ptb_K variants.  For each case the original
+ * runs once on fresh random inputs; then, from the same inputs, the sliced
+ * kernel at 1, 2, 3, 7 and one-block-per-slice, the persistent kernel with
+ * 1 worker, one per SM and the most that fit, and the persistent kernel under
+ * a preemption storm (stopped at random microsecond intervals and resumed,
+ * at least --storm-cycles times).  Outputs must be equal bit for bit (or
+ * within tol=).  With --timing it also measures each form's speed against the
+ * original and the preemption turnaround.
+ *
+ * One line per check on standard output ("ok ..." / "FAIL ..."); with
+ * --json FILE, one JSON object per line.  Exit status 1 if anything failed.
+ * A watchdog (alarm) ends the process if a kernel hangs.
+ */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+#define MAX_PARAMS 64
+#define MAX_CASES 64
+
+enum elem {
+	E_I8, E_U8, E_I16, E_U16, E_I32, E_U32, E_I64, E_U64, E_F16, E_BF16, E_F32, E_F64,
+};
+
+static const struct {
+	const char *name;
+	unsigned size;
+	int is_float;
+} elem_info[] = {
+	[E_I8] = {"i8", 1, 0},   [E_U8] = {"u8", 1, 0},   [E_I16] = {"i16", 2, 0},
+	[E_U16] = {"u16", 2, 0}, [E_I32] = {"i32", 4, 0}, [E_U32] = {"u32", 4, 0},
+	[E_I64] = {"i64", 8, 0}, [E_U64] = {"u64", 8, 0}, [E_F16] = {"f16", 2, 1},
+	[E_BF16] = {"bf16", 2, 1}, [E_F32] = {"f32", 4, 1}, [E_F64] = {"f64", 8, 1},
+};
+
+struct param {
+	int is_buf;
+	enum elem type;
+	uint64_t count;     /* buffers */
+	char init[64];      /* buffers */
+	uint64_t scalar;    /* scalars: the bits */
+	void *host_init;    /* buffers: initial contents */
+	void *host_ref;     /* buffers: after the original ran */
+	void *host_out;     /* buffers: after a variant ran */
+	CUdeviceptr dev;
+};
+
+struct kcase {
+	char name[128];
+	char kernel[256];
+	unsigned grid[3], block[3];
+	unsigned smem;
+	double tol;
+	int exactly_once, no_slice, no_ptb;
+	struct param params[MAX_PARAMS];
+	unsigned nparams;
+};
+
+struct options {
+	unsigned storm_cycles;
+	int timing;
+	int quick;
+	uint64_t seed;
+	const char *json;
+	const char *only;
+};
+
+static struct options opt = {.storm_cycles = 1000};
+static FILE *json_out;
+static int failures;
+static uint64_t rng_state;
+static int num_sms;
+static CUstream stream, side_stream, hp_stream;
+static CUfunction probe_fn;
+static CUdeviceptr probe_buf;
+
+/* ------------------------------------------------------------ helpers */
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stdout, "FATAL ");
+	vfprintf(stdout, fmt, ap);
+	fprintf(stdout, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+#define CK(call)                                                                            \
+	do {                                                                                \
+		CUresult r_ = (call);                                                       \
+		if (r_ != CUDA_SUCCESS) {                                                   \
+			const char *s_ = NULL;                                              \
+			cuGetErrorString(r_, &s_);                                          \
+			die("%s:%d: %s: %s", __FILE__, __LINE__, #call, s_ ? s_ : "?");     \
+		}                                                                           \
+	} while (0)
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static uint64_t rng(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+static double rng_unit(void)
+{
+	return (double)(rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void watchdog(int sig)
+{
+	(void)sig;
+	/* A kernel hung: nothing can stop it but the end of the process. */
+	static const char msg[] = "FAIL watchdog: a kernel did not finish in time (hang)\n";
+	if (write(1, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to do */
+	}
+	_exit(3);
+}
+
+static void result(const struct kcase *c, const char *mode, int ok, const char *fmt, ...)
+{
+	char detail[512] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	printf("%s %-28s %-22s %s\n", ok ? "ok  " : "FAIL", c->name, mode, detail);
+	fflush(stdout);
+	if (!ok)
+		failures++;
+	if (json_out) {
+		fprintf(json_out, "{\"case\": \"%s\", \"kernel\": \"%s\", \"mode\": \"%s\", \"ok\": %s, "
+				  "\"detail\": \"",
+			c->name, c->kernel, mode, ok ? "true" : "false");
+		for (const char *p = detail; *p; p++)
+			fputs(*p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : (char[]){*p, 0}, json_out);
+		fprintf(json_out, "\"}\n");
+		fflush(json_out);
+	}
+}
+
+/* ------------------------------------------------------------- parsing */
+
+static int parse_elem(const char *s, enum elem *e)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(elem_info) / sizeof(elem_info[0]); i++)
+		if (strcmp(s, elem_info[i].name) == 0) {
+			*e = (enum elem)i;
+			return 0;
+		}
+	return -1;
+}
+
+static void parse_dims(const char *s, unsigned d[3])
+{
+	d[0] = d[1] = d[2] = 1;
+	sscanf(s, "%u,%u,%u", &d[0], &d[1], &d[2]);
+}
+
+static uint64_t scalar_bits(enum elem t, const char *v)
+{
+	uint64_t bits = 0;
+
+	if (t == E_F32) {
+		float f = strtof(v, NULL);
+		memcpy(&bits, &f, 4);
+	} else if (t == E_F64) {
+		double d = strtod(v, NULL);
+		memcpy(&bits, &d, 8);
+	} else if (t == E_I32 || t == E_I64 || t == E_I8 || t == E_I16) {
+		int64_t x = strtoll(v, NULL, 0);
+		memcpy(&bits, &x, 8);
+	} else {
+		bits = strtoull(v, NULL, 0);
+	}
+	return bits;
+}
+
+static unsigned load_cases(const char *path, struct kcase *cases)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned n = 0;
+	struct kcase *c = NULL;
+
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "// CASE:"), *q, *tok, *save;
+
+		if (p) {
+			if (n == MAX_CASES)
+				die("%s: more than %d cases", path, MAX_CASES);
+			c = &cases[n++];
+			memset(c, 0, sizeof(*c));
+			c->grid[0] = c->grid[1] = c->grid[2] = 1;
+			c->block[0] = c->block[1] = c->block[2] = 1;
+			for (tok = strtok_r(p + 8, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+				q = strchr(tok, '=');
+				if (!q)
+					die("%s: bad CASE field '%s'", path, tok);
+				*q++ = '\0';
+				if (!strcmp(tok, "name"))
+					snprintf(c->name, sizeof(c->name), "%s", q);
+				else if (!strcmp(tok, "kernel"))
+					snprintf(c->kernel, sizeof(c->kernel), "%s", q);
+				else if (!strcmp(tok, "grid"))
+					parse_dims(q, c->grid);
+				else if (!strcmp(tok, "block"))
+					parse_dims(q, c->block);
+				else if (!strcmp(tok, "smem"))
+					c->smem = (unsigned)strtoul(q, NULL, 0);
+				else if (!strcmp(tok, "tol"))
+					c->tol = strtod(q, NULL);
+				else if (!strcmp(tok, "flags")) {
+					c->exactly_once = strstr(q, "exactly-once") != NULL;
+					c->no_slice = strstr(q, "no-slice") != NULL;
+					c->no_ptb = strstr(q, "no-ptb") != NULL;
+				} else
+					die("%s: unknown CASE field '%s'", path, tok);
+			}
+			if (!c->name[0] || !c->kernel[0])
+				die("%s: CASE needs name= and kernel=", path);
+			continue;
+		}
+		p = strstr(line, "// PARAM:");
+		if (!p)
+			continue;
+		if (!c)
+			die("%s: PARAM before any CASE", path);
+		if (c->nparams == MAX_PARAMS)
+			die("%s: too many params", path);
+		{
+			struct param *pr = &c->params[c->nparams++];
+			char a[64] = "", b[64] = "", d[64] = "", e[64] = "";
+
+			sscanf(p + 9, "%63s %63s %63s %63s", a, b, d, e);
+			memset(pr, 0, sizeof(*pr));
+			if (!strcmp(a, "buf")) {
+				pr->is_buf = 1;
+				if (parse_elem(b, &pr->type) < 0)
+					die("%s: case %s: unknown type '%s'", path, c->name, b);
+				pr->count = strtoull(d, NULL, 0);
+				snprintf(pr->init, sizeof(pr->init), "%s", e);
+				if (!pr->count || !e[0])
+					die("%s: case %s: buf needs a count and an init", path, c->name);
+			} else {
+				if (parse_elem(a, &pr->type) < 0)
+					die("%s: case %s: unknown scalar type '%s'", path, c->name, a);
+				pr->scalar = scalar_bits(pr->type, b);
+			}
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* ------------------------------------------------------------- buffers */
+
+static uint16_t f32_to_f16(float f)
+{
+	uint32_t x;
+	uint32_t sign, exp, man;
+
+	memcpy(&x, &f, 4);
+	sign = (x >> 16) & 0x8000;
+	exp = (x >> 23) & 0xff;
+	man = x & 0x7fffff;
+	if (exp < 113)
+		return (uint16_t)sign; /* flush tiny values to zero; inputs are in [-1, 1) */
+	return (uint16_t)(sign | ((exp - 112) << 10) | (man >> 13));
+}
+
+static void fill(struct param *p)
+{
+	unsigned sz = elem_info[p->type].size;
+	unsigned char *b = p->host_init;
+	uint64_t i;
+	double lo = 0, hi = 0;
+	int randint = sscanf(p->init, "randint:%lf:%lf", &lo, &hi) == 2;
+	double cval = 0;
+	int isconst = sscanf(p->init, "const:%lf", &cval) == 1;
+
+	for (i = 0; i < p->count; i++) {
+		double v = 0;
+		uint64_t bits = 0;
+		int raw = 0;
+
+		if (!strcmp(p->init, "zero"))
+			v = 0;
+		else if (!strcmp(p->init, "iota"))
+			v = (double)i;
+		else if (isconst)
+			v = cval;
+		else if (randint)
+			v = floor(lo + rng_unit() * (hi - lo + 1));
+		else if (!strcmp(p->init, "rand")) {
+			if (elem_info[p->type].is_float)
+				v = rng_unit() * 2 - 1;
+			else {
+				bits = rng();
+				raw = 1;
+			}
+		} else
+			die("unknown init '%s'", p->init);
+		if (!raw) {
+			switch (p->type) {
+			case E_F32: { float f = (float)v; memcpy(&bits, &f, 4); break; }
+			case E_F64: memcpy(&bits, &v, 8); break;
+			case E_F16: bits = f32_to_f16((float)v); break;
+			case E_BF16: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); bits = u >> 16; break; }
+			default: bits = (uint64_t)(int64_t)v; break;
+			}
+		}
+		memcpy(b + i * sz, &bits, sz);
+	}
+}
+
+static double as_double(enum elem t, const unsigned char *p)
+{
+	switch (t) {
+	case E_F32: { float f; memcpy(&f, p, 4); return f; }
+	case E_F64: { double d; memcpy(&d, p, 8); return d; }
+	default: return 0;
+	}
+}
+
+/* 0 if equal (bitwise, or within tol for f32/f64); else the first bad index + 1. */
+static uint64_t compare(const struct param *p, const void *got, double tol, uint64_t *nbad)
+{
+	unsigned sz = elem_info[p->type].size;
+	const unsigned char *a = p->host_ref, *b = got;
+	uint64_t i, first = 0;
+
+	*nbad = 0;
+	for (i = 0; i < p->count; i++) {
+		int same = memcmp(a + i * sz, b + i * sz, sz) == 0;
+
+		if (!same && tol > 0 && (p->type == E_F32 || p->type == E_F64)) {
+			double x = as_double(p->type, a + i * sz), y = as_double(p->type, b + i * sz);
+
+			same = fabs(x - y) <= tol * (fabs(x) > 1 ? fabs(x) : 1);
+		}
+		if (!same) {
+			if (!first)
+				first = i + 1;
+			(*nbad)++;
+		}
+	}
+	return first;
+}
+
+static void upload(struct kcase *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nparams; i++) {
+		struct param *p = &c->params[i];
+
+		if (p->is_buf)
+			CK(cuMemcpyHtoDAsync(p->dev, p->host_init, p->count * elem_info[p->type].size,
+					     stream));
+	}
+}
+
+static void download(struct kcase *c, int ref)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nparams; i++) {
+		struct param *p = &c->params[i];
+
+		if (p->is_buf)
+			CK(cuMemcpyDtoHAsync(ref ? p->host_ref : p->host_out, p->dev,
+					     p->count * elem_info[p->type].size, stream));
+	}
+	CK(cuStreamSynchronize(stream));
+}
+
+/* True when every buffer equals the reference (no report). */
+static int quiet_ok(struct kcase *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nparams; i++) {
+		uint64_t bad;
+
+		if (c->params[i].is_buf && compare(&c->params[i], c->params[i].host_out, c->tol, &bad))
+			return 0;
+	}
+	return 1;
+}
+
+/* Compares every buffer with the reference; reports one line. */
+static void check(struct kcase *c, const char *mode, const char *extra)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nparams; i++) {
+		struct param *p = &c->params[i];
+		uint64_t bad, first;
+
+		if (!p->is_buf)
+			continue;
+		first = compare(p, p->host_out, c->tol, &bad);
+		if (first) {
+			result(c, mode, 0, "param %u: %llu of %llu elements differ, first at %llu %s", i,
+			       (unsigned long long)bad, (unsigned long long)p->count,
+			       (unsigned long long)(first - 1), extra);
+			return;
+		}
+	}
+	result(c, mode, 1, "%s", extra);
+}
+
+/* ------------------------------------------------------------- launches */
+
+struct args {
+	void *ptrs[MAX_PARAMS + 8];
+	uint64_t values[MAX_PARAMS + 8];
+	unsigned n;
+};
+
+static void args_init(struct args *a, struct kcase *c)
+{
+	unsigned i;
+
+	a->n = 0;
+	for (i = 0; i < c->nparams; i++) {
+		struct param *p = &c->params[i];
+
+		a->values[a->n] = p->is_buf ? (uint64_t)p->dev : p->scalar;
+		a->ptrs[a->n] = &a->values[a->n];
+		a->n++;
+	}
+}
+
+static void args_add(struct args *a, uint64_t v)
+{
+	a->values[a->n] = v;
+	a->ptrs[a->n] = &a->values[a->n];
+	a->n++;
+}
+
+static void launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, struct kcase *c,
+		   struct args *a, CUstream s)
+{
+	CK(cuLaunchKernel(f, gx, gy, gz, c->block[0], c->block[1], c->block[2], c->smem, s, a->ptrs,
+			  NULL));
+}
+
+static uint64_t total_blocks(const struct kcase *c)
+{
+	return (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
+}
+
+static void run_original(CUfunction f, struct kcase *c)
+{
+	struct args a;
+
+	args_init(&a, c);
+	launch(f, c->grid[0], c->grid[1], c->grid[2], c, &a, stream);
+}
+
+static uint64_t run_sliced(CUfunction f, struct kcase *c, uint64_t wanted)
+{
+	struct coloc_dim3 grid = {c->grid[0], c->grid[1], c->grid[2]};
+	uint64_t n = coloc_slice_plan(grid, wanted, NULL, 0), i;
+	struct coloc_slice *plan = calloc(n, sizeof(*plan));
+
+	if (!plan)
+		die("out of memory");
+	coloc_slice_plan(grid, wanted, plan, n);
+	for (i = 0; i < n; i++) {
+		struct args a;
+
+		args_init(&a, c);
+		args_add(&a, c->grid[0]);
+		args_add(&a, c->grid[1]);
+		args_add(&a, c->grid[2]);
+		args_add(&a, plan[i].offset.x);
+		args_add(&a, plan[i].offset.y);
+		args_add(&a, plan[i].offset.z);
+		/* Scalars travel as 4-byte values: the args hold them in 8-byte slots. */
+		launch(f, plan[i].grid.x, plan[i].grid.y, plan[i].grid.z, c, &a, stream);
+	}
+	free(plan);
+	return n;
+}
+
+static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl)
+{
+	args_init(a, c);
+	args_add(a, c->grid[0]);
+	args_add(a, c->grid[1]);
+	args_add(a, c->grid[2]);
+	args_add(a, (uint64_t)ctl);
+}
+
+static unsigned ptb_max_workers(CUfunction f, struct kcase *c)
+{
+	int per_sm = 0;
+	unsigned threads = c->block[0] * c->block[1] * c->block[2];
+	uint64_t w;
+
+	CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)threads, c->smem));
+	w = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)num_sms;
+	return (unsigned)(w < total_blocks(c) ? w : total_blocks(c));
+}
+
+static void wait_stream(CUstream s, double limit_us)
+{
+	double t0 = now_us();
+	CUresult r;
+
+	while ((r = cuStreamQuery(s)) == CUDA_ERROR_NOT_READY) {
+		if (now_us() - t0 > limit_us)
+			die("stream did not finish within %.0f ms", limit_us / 1000);
+	}
+	CK(r);
+}
+
+static void spin_us(double us)
+{
+	double t0 = now_us();
+
+	while (now_us() - t0 < us)
+		;
+}
+
+/*
+ * Runs the persistent kernel to completion, stopping it at random intervals;
+ * returns the number of stop/resume cycles.
+ */
+static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, CUdeviceptr ctl,
+			      unsigned max_cycles, double span_us)
+{
+	uint64_t total = total_blocks(c);
+	unsigned cycles = 0;
+	uint32_t next = 0;
+	struct args a;
+
+	ptb_args(&a, c, ctl);
+	CK(cuMemsetD32Async(ctl, 0, 2, stream));
+	for (;;) {
+		launch(f, workers, 1, 1, c, &a, stream);
+		if (cycles < max_cycles) {
+			/*
+			 * Random delays over the kernel's own span (its run time with
+			 * these workers), mostly short: stops land before the first
+			 * block, inside blocks and between them.
+			 */
+			double u = rng_unit();
+			double d = u * u * span_us;
+
+			spin_us(d);
+			CK(cuMemsetD32Async(ctl + 4, 1, 1, side_stream));
+		}
+		wait_stream(stream, 20e6);
+		CK(cuStreamSynchronize(side_stream));
+		CK(cuMemcpyDtoH(&next, ctl, 4));
+		if (next >= total)
+			break;
+		cycles++;
+		/* Resume: clear the flag, relaunch with the counter where it is. */
+		CK(cuMemsetD32Async(ctl + 4, 0, 1, stream));
+	}
+	return cycles;
+}
+
+static double median(double *v, unsigned n)
+{
+	unsigned i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n ? v[n / 2] : 0;
+}
+
+static double pct(double *v, unsigned n, double p)
+{
+	median(v, n); /* sorts */
+	return n ? v[(unsigned)((n - 1) * p + 0.5)] : 0;
+}
+
+/* ------------------------------------------------------------- one case */
+
+static void run_case(CUmodule mod, struct kcase *c)
+{
+	CUfunction orig, fslice = NULL, fptb = NULL;
+	char name[400];
+	unsigned i, s;
+	CUdeviceptr ctl;
+	uint64_t total = total_blocks(c);
+	char extra[128];
+
+	if (cuModuleGetFunction(&orig, mod, c->kernel) != CUDA_SUCCESS) {
+		result(c, "load", 0, "kernel '%s' not in module", c->kernel);
+		return;
+	}
+	snprintf(name, sizeof(name), "__coloc_slice_%s", c->kernel);
+	if (cuModuleGetFunction(&fslice, mod, name) != CUDA_SUCCESS)
+		fslice = NULL;
+	snprintf(name, sizeof(name), "__coloc_ptb_%s", c->kernel);
+	if (cuModuleGetFunction(&fptb, mod, name) != CUDA_SUCCESS)
+		fptb = NULL;
+	if (!fslice && !c->no_slice)
+		result(c, "slice", 0, "colocc did not produce a sliced variant");
+	if (!fptb && !c->no_ptb)
+		result(c, "ptb", 0, "colocc did not produce a persistent variant");
+	if (fslice && c->no_slice)
+		result(c, "slice", 0, "a sliced variant exists although the case expects a refusal");
+	if (fptb && c->no_ptb)
+		result(c, "ptb", 0, "a persistent variant exists although the case expects a refusal");
+	if (c->smem > 48 * 1024) {
+		CUfunction fs[3] = {orig, fslice, fptb};
+
+		for (i = 0; i < 3; i++)
+			if (fs[i])
+				CK(cuFuncSetAttribute(fs[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						      (int)c->smem));
+	}
+
+	for (i = 0; i < c->nparams; i++) {
+		struct param *p = &c->params[i];
+		size_t bytes = p->count * elem_info[p->type].size;
+
+		if (!p->is_buf)
+			continue;
+		p->host_init = malloc(bytes);
+		p->host_ref = malloc(bytes);
+		p->host_out = malloc(bytes);
+		if (!p->host_init || !p->host_ref || !p->host_out)
+			die("out of memory");
+		fill(p);
+		CK(cuMemAlloc(&p->dev, bytes));
+	}
+	CK(cuMemAlloc(&ctl, 8));
+
+	upload(c);
+	run_original(orig, c);
+	download(c, 1);
+	result(c, "original", 1, "%llu blocks of %u threads, smem %u", (unsigned long long)total,
+	       c->block[0] * c->block[1] * c->block[2], c->smem);
+
+	if (fslice) {
+		uint64_t wanted[] = {1, 2, 3, 7, total};
+
+		for (s = 0; s < (opt.quick ? 2u : 5u); s++) {
+			uint64_t n;
+
+			upload(c);
+			n = run_sliced(fslice, c, wanted[s]);
+			download(c, 0);
+			snprintf(name, sizeof(name), "slice/%llu", (unsigned long long)wanted[s]);
+			snprintf(extra, sizeof(extra), "%llu launches", (unsigned long long)n);
+			check(c, name, extra);
+		}
+	}
+	if (fptb) {
+		unsigned wmax = ptb_max_workers(fptb, c);
+		unsigned workers[] = {1, (unsigned)num_sms < total ? (unsigned)num_sms : (unsigned)total, wmax};
+		double span[3] = {0, 0, 0}, t_start = now_us();
+		unsigned cycles = 0, runs = 0;
+
+		for (s = 0; s < (opt.quick ? 2u : 3u); s++) {
+			struct args a;
+			double t0;
+
+			upload(c);
+			CK(cuMemsetD32Async(ctl, 0, 2, stream));
+			CK(cuStreamSynchronize(stream));
+			ptb_args(&a, c, ctl);
+			t0 = now_us();
+			launch(fptb, workers[s], 1, 1, c, &a, stream);
+			wait_stream(stream, 20e6);
+			span[s] = now_us() - t0;
+			download(c, 0);
+			snprintf(name, sizeof(name), "ptb/%u", workers[s]);
+			snprintf(extra, sizeof(extra), "%.0f us", span[s]);
+			check(c, name, extra);
+		}
+		/*
+		 * The storm, repeated from the same inputs until enough stops
+		 * happened: a single worker mostly (the longest run, so the most
+		 * stops land inside it), all workers every fourth run.
+		 */
+		while (!opt.quick && cycles < opt.storm_cycles && runs < 5000 &&
+		       now_us() - t_start < 60e6) {
+			unsigned which = c->exactly_once || runs % 4 == 3 ? 2 : 0;
+			unsigned w = workers[which];
+			unsigned got;
+
+			upload(c);
+			got = run_ptb_storm(fptb, c, w, ctl, opt.storm_cycles - cycles,
+					    span[which] > 1 ? span[which] : 1);
+			download(c, 0);
+			cycles += got;
+			runs++;
+			snprintf(name, sizeof(name), "ptb-storm/%u", w);
+			snprintf(extra, sizeof(extra), "%u stop/resume cycles", got);
+			/* Report every run that failed, and only a summary of the rest. */
+			if (!quiet_ok(c))
+				check(c, name, extra);
+			if (c->exactly_once) {
+				const struct param *p = &c->params[0];
+				const uint32_t *cnt = p->host_out;
+				uint64_t bad = 0, k;
+
+				for (k = 0; k < p->count && k < total; k++)
+					bad += cnt[k] != 1;
+				if (bad)
+					result(c, "exactly-once", 0, "%llu of %llu virtual blocks ran other "
+					       "than once over %u preemptions", (unsigned long long)bad,
+					       (unsigned long long)total, got);
+			}
+		}
+		if (!opt.quick)
+			result(c, c->exactly_once ? "exactly-once-storm" : "ptb-storm",
+			       cycles >= opt.storm_cycles && quiet_ok(c),
+			       "%u stop/resume cycles in %u runs, every run equal to the original%s", cycles,
+			       runs, c->exactly_once ? ", every virtual block ran exactly once" : "");
+	}
+
+	if (opt.timing) {
+		enum { REPS = 15, TURN = 40 };
+		double t[REPS], t_orig, t_slice = 0, t_ptb = 0, turn[TURN], hp[TURN];
+		CUevent e0, e1;
+		unsigned wmax = fptb ? ptb_max_workers(fptb, c) : 0;
+		uint64_t wave = wmax ? wmax : (uint64_t)num_sms;
+		float ms;
+
+		CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+		CK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
+		upload(c);
+		for (i = 0; i < REPS; i++) {
+			CK(cuEventRecord(e0, stream));
+			run_original(orig, c);
+			CK(cuEventRecord(e1, stream));
+			CK(cuEventSynchronize(e1));
+			CK(cuEventElapsedTime(&ms, e0, e1));
+			t[i] = ms * 1000.0;
+		}
+		t_orig = median(t, REPS);
+		if (fslice) {
+			/* One wave per slice, as the runtime would pick for turnaround. */
+			uint64_t want = (total + wave - 1) / wave;
+
+			for (i = 0; i < REPS; i++) {
+				CK(cuEventRecord(e0, stream));
+				run_sliced(fslice, c, want < 1 ? 1 : want);
+				CK(cuEventRecord(e1, stream));
+				CK(cuEventSynchronize(e1));
+				CK(cuEventElapsedTime(&ms, e0, e1));
+				t[i] = ms * 1000.0;
+			}
+			t_slice = median(t, REPS);
+		}
+		if (fptb) {
+			struct args a;
+
+			ptb_args(&a, c, ctl);
+			for (i = 0; i < REPS; i++) {
+				CK(cuMemsetD32Async(ctl, 0, 2, stream));
+				CK(cuEventRecord(e0, stream));
+				launch(fptb, wmax, 1, 1, c, &a, stream);
+				CK(cuEventRecord(e1, stream));
+				CK(cuEventSynchronize(e1));
+				CK(cuEventElapsedTime(&ms, e0, e1));
+				t[i] = ms * 1000.0;
+			}
+			t_ptb = median(t, REPS);
+			/* Turnaround: stop flag written -> kernel gone, and -> a waiting probe ran. */
+			for (i = 0; i < TURN; i++) {
+				struct args pa;
+				double t0;
+
+				CK(cuMemsetD32Async(ctl, 0, 2, stream));
+				CK(cuStreamSynchronize(stream));
+				launch(fptb, wmax, 1, 1, c, &a, stream);
+				spin_us(t_orig * 0.3 > 5 ? t_orig * 0.3 : 5);
+				pa.n = 0;
+				args_add(&pa, (uint64_t)probe_buf);
+				t0 = now_us();
+				CK(cuMemsetD32Async(ctl + 4, 1, 1, side_stream));
+				CK(cuLaunchKernel(probe_fn, 1, 1, 1, 32, 1, 1, 0, hp_stream, pa.ptrs, NULL));
+				{
+					int be_done = 0, hp_done = 0;
+
+					turn[i] = hp[i] = 0;
+					while (!be_done || !hp_done) {
+						double t1 = now_us();
+
+						if (!be_done && cuStreamQuery(stream) == CUDA_SUCCESS) {
+							be_done = 1;
+							turn[i] = t1 - t0;
+						}
+						if (!hp_done && cuStreamQuery(hp_stream) == CUDA_SUCCESS) {
+							hp_done = 1;
+							hp[i] = t1 - t0;
+						}
+						if (t1 - t0 > 20e6)
+							die("turnaround measurement did not finish");
+					}
+				}
+				CK(cuStreamSynchronize(side_stream));
+			}
+			snprintf(extra, sizeof(extra),
+				 "turnaround_us p50 %.1f p99 %.1f max %.1f; hp_probe_us p50 %.1f p99 %.1f; "
+				 "estimate %.1f",
+				 pct(turn, TURN, 0.5), pct(turn, TURN, 0.99), pct(turn, TURN, 1.0),
+				 pct(hp, TURN, 0.5), pct(hp, TURN, 0.99),
+				 t_orig * (double)wmax / (double)total);
+			result(c, "turnaround", 1, "%s", extra);
+		}
+		result(c, "timing", 1, "orig_us %.2f slice_us %.2f ptb_us %.2f workers %u blocks %llu", t_orig,
+		       t_slice, t_ptb, wmax, (unsigned long long)total);
+		CK(cuEventDestroy(e0));
+		CK(cuEventDestroy(e1));
+	}
+
+	for (i = 0; i < c->nparams; i++) {
+		struct param *p = &c->params[i];
+
+		if (!p->is_buf)
+			continue;
+		CK(cuMemFree(p->dev));
+		free(p->host_init);
+		free(p->host_ref);
+		free(p->host_out);
+	}
+	CK(cuMemFree(ctl));
+}
+
+/* A kernel that records when it ran: the high-priority probe of --timing. */
+static const char probe_ptx[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n"
+	".visible .entry coloc_probe(.param .u64 p)\n{\n"
+	".reg .b64 %rd<3>;\n"
+	"ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd1, %rd1;\n"
+	"mov.u64 %rd2, %globaltimer;\nst.global.u64 [%rd1], %rd2;\nret;\n}\n";
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+	char *b;
+
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)n + 1);
+	if (!b || fread(b, 1, (size_t)n, f) != (size_t)n)
+		die("cannot read %s", path);
+	b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	static struct kcase cases[MAX_CASES];
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod, probe_mod;
+	char log[8192] = "";
+	CUjit_option jo[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+	void *jv[2] = {log, (void *)(uintptr_t)sizeof(log)};
+	unsigned n, i;
+	int c, lo, hi;
+	char *ptx;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	while ((c = getopt(argc, argv, "s:c:tqj:o:w:")) != -1) {
+		switch (c) {
+		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 'c': opt.storm_cycles = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 't': opt.timing = 1; break;
+		case 'q': opt.quick = 1; break;
+		case 'j': opt.json = optarg; break;
+		case 'o': opt.only = optarg; break;
+		case 'w': alarm((unsigned)strtoul(optarg, NULL, 0)); break;
+		default:
+			fprintf(stderr, "usage: diffrun [-s seed] [-c storm-cycles] [-t] [-q] [-j out.json] "
+					"[-o case] [-w watchdog-seconds] CASES.cu MODULE.ptx\n");
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: diffrun [options] CASES.cu MODULE.ptx\n");
+		return 2;
+	}
+	signal(SIGALRM, watchdog);
+	rng_state = opt.seed ? opt.seed : 1;
+	printf("seed %llu\n", (unsigned long long)opt.seed);
+	if (opt.json && !(json_out = fopen(opt.json, "a")))
+		die("cannot open %s", opt.json);
+	n = load_cases(argv[optind], cases);
+	ptx = read_file(argv[optind + 1]);
+
+	CK(cuInit(0));
+	CK(cuDeviceGet(&dev, 0));
+	CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CK(cuCtxSetCurrent(ctx));
+	CK(cuDeviceGetAttribute(&num_sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+	if (cuModuleLoadDataEx(&mod, ptx, 2, jo, jv) != CUDA_SUCCESS)
+		die("cuModuleLoadDataEx(%s): %s", argv[optind + 1], log);
+	CK(cuModuleLoadData(&probe_mod, probe_ptx));
+	CK(cuModuleGetFunction(&probe_fn, probe_mod, "coloc_probe"));
+	CK(cuMemAlloc(&probe_buf, 8));
+	CK(cuCtxGetStreamPriorityRange(&lo, &hi));
+	CK(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, lo));
+	CK(cuStreamCreateWithPriority(&side_stream, CU_STREAM_NON_BLOCKING, hi));
+	CK(cuStreamCreateWithPriority(&hp_stream, CU_STREAM_NON_BLOCKING, hi));
+
+	for (i = 0; i < n; i++) {
+		if (opt.only && strcmp(opt.only, cases[i].name))
+			continue;
+		run_case(mod, &cases[i]);
+	}
+	CK(cuCtxSynchronize());
+	printf("%s: %u cases, %d failures\n", argv[optind], n, failures);
+	if (json_out)
+		fclose(json_out);
+	free(ptx);
+	return failures ? 1 : 0;
+}
