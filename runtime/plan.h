@@ -17,11 +17,11 @@ struct coloc_slice {
 };
 
 /*
- * Cuts `grid` into rectangular slices, about `wanted` of them (at least 1,
- * at most one per block), outermost dimension first: z planes, then rows,
- * then runs of blocks along x.  Every block of the grid lies in exactly one
- * slice.  Returns the number of slices; with `out` non-NULL, writes the
- * first `cap` of them in launch order.
+ * Cuts `grid` into min(wanted, blocks) rectangular slices (at least one),
+ * outermost dimension first: z planes, then rows, then runs of blocks along
+ * x, spread as evenly as the grid allows.  Every block of the grid lies in
+ * exactly one slice.  Returns the number of slices; with `out` non-NULL,
+ * writes the first `cap` of them in launch order.
  */
 uint64_t coloc_slice_plan(struct coloc_dim3 grid, uint64_t wanted, struct coloc_slice *out,
 			  uint64_t cap);
