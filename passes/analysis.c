@@ -287,14 +287,20 @@ static uint32_t params_bytes(const struct ptx_decl *d)
 /* ------------------------------------------------------------- the kernel */
 
 /*
- * A loop (a label and a later branch back to it in the same block) that
- * reads memory with volatile, relaxed or acquire semantics outside shared
- * memory, or sleeps, is taken for a wait on other blocks: CUB's decoupled
- * look-back, hand-written grid barriers, locks.
+ * Waits on other blocks.  A loop (a label and a later branch back to it in
+ * the same block) waits when one of its branches depends on a value read
+ * with volatile, relaxed or acquire semantics outside shared memory, or
+ * returned by atom.cas/atom.exch: "while (status[tile - 1] == EMPTY)" in a
+ * decoupled look-back, a hand-written grid barrier, a lock.  A loop that
+ * sleeps (nanosleep) is a back-off wait too.  Two shapes are not waits: a
+ * lock-free compare-and-swap retry, whose compare operand comes from the
+ * previous attempt, so the loop ends as soon as no other thread interferes;
+ * and a loop that merely reads such memory while its exit depends on
+ * something else (a counted loop over partial sums).
  */
-static bool strong_global_load(const struct ptx_insn *in)
+static bool strong_load(const struct ptx_insn *in)
 {
-	if (in->op != PTX_OP_LD && in->op != PTX_OP_ATOM)
+	if (in->op != PTX_OP_LD && in->op != PTX_OP_ATOM && in->op != PTX_OP_LDU)
 		return false;
 	if (mod_contains(in, ".shared") || has_mod(in, ".local") || has_mod(in, ".param") ||
 	    has_mod(in, ".const"))
@@ -304,27 +310,201 @@ static bool strong_global_load(const struct ptx_insn *in)
 	return has_mod(in, ".volatile") || has_mod(in, ".acquire") || has_mod(in, ".relaxed");
 }
 
-static const struct ptx_stmt *find_wait(const struct ptx_stmt *from, const struct ptx_stmt *to);
+#define MAX_TAINT 256
 
-static const struct ptx_stmt *find_wait_block(const struct ptx_block *b)
+struct taint {
+	const struct ptx_ident *regs[MAX_TAINT];
+	unsigned n;
+	bool full; /* too many to track: treat every branch as dependent */
+};
+
+static bool tainted(const struct taint *t, const struct ptx_ident *id)
 {
-	return b->head ? find_wait(b->head, b->tail) : NULL;
+	unsigned i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->regs[i] == id)
+			return true;
+	return false;
 }
 
-static const struct ptx_stmt *find_wait(const struct ptx_stmt *from, const struct ptx_stmt *to)
+static bool taint_add(struct taint *t, const struct ptx_ident *id)
+{
+	if (tainted(t, id))
+		return false;
+	if (t->n == MAX_TAINT) {
+		t->full = true;
+		return false;
+	}
+	t->regs[t->n++] = id;
+	return true;
+}
+
+static bool expr_tainted(const struct taint *t, const struct ptx_expr *e)
+{
+	const struct ptx_expr *c;
+
+	switch (e->kind) {
+	case PTX_EXPR_NAME:
+		return tainted(t, e->u.name.id);
+	case PTX_EXPR_UNARY:
+	case PTX_EXPR_CAST:
+		return expr_tainted(t, e->u.sub.a);
+	case PTX_EXPR_BINARY:
+	case PTX_EXPR_INDEX:
+		return expr_tainted(t, e->u.sub.a) || expr_tainted(t, e->u.sub.b);
+	case PTX_EXPR_COND:
+		return expr_tainted(t, e->u.sub.a) || expr_tainted(t, e->u.sub.b) ||
+		       expr_tainted(t, e->u.sub.c);
+	case PTX_EXPR_PAREN:
+	case PTX_EXPR_VECTOR:
+		for (c = e->u.list.head; c; c = c->next)
+			if (expr_tainted(t, c))
+				return true;
+		return false;
+	default:
+		return false; /* an address reads memory, which is not followed */
+	}
+}
+
+/* Marks the registers an instruction writes: its first operand (d, {a, b}, p|q). */
+static bool taint_dest(struct taint *t, const struct ptx_expr *d)
+{
+	const struct ptx_expr *c;
+	bool changed = false;
+
+	if (!d)
+		return false;
+	switch (d->kind) {
+	case PTX_EXPR_NAME:
+		return taint_add(t, d->u.name.id);
+	case PTX_EXPR_BINARY:
+		changed |= taint_dest(t, d->u.sub.a);
+		changed |= taint_dest(t, d->u.sub.b);
+		return changed;
+	case PTX_EXPR_VECTOR:
+		for (c = d->u.list.head; c; c = c->next)
+			changed |= taint_dest(t, c);
+		return changed;
+	default:
+		return false;
+	}
+}
+
+/* atom.cas d, [a], b, c whose compare operand b is d itself or copied from it in the loop. */
+static bool cas_retry(const struct ptx_insn *in, const struct ptx_stmt *from, const struct ptx_stmt *to)
+{
+	const struct ptx_expr *d = in->operands, *b = d ? d->next ? d->next->next : NULL : NULL;
+	const struct ptx_stmt *s;
+
+	if (in->op != PTX_OP_ATOM || !has_mod(in, ".cas") || !d || !b || d->kind != PTX_EXPR_NAME ||
+	    b->kind != PTX_EXPR_NAME)
+		return false;
+	if (b->u.name.id == d->u.name.id)
+		return true;
+	for (s = from; s; s = s->next) {
+		const struct ptx_insn *m = &s->u.insn;
+
+		if (s->kind == PTX_STMT_INSN && m->op == PTX_OP_MOV && m->noperands == 2 &&
+		    m->operands->kind == PTX_EXPR_NAME && m->operands->u.name.id == b->u.name.id &&
+		    m->operands->next->kind == PTX_EXPR_NAME &&
+		    m->operands->next->u.name.id == d->u.name.id)
+			return true;
+		if (s == to)
+			break;
+	}
+	return false;
+}
+
+/* Instructions of [from, to], nested blocks included, in order. */
+static void taint_range(struct taint *t, const struct ptx_stmt *from, const struct ptx_stmt *to,
+			const struct ptx_stmt *loop_from, const struct ptx_stmt *loop_to, bool *changed,
+			const struct ptx_stmt **source)
+{
+	const struct ptx_stmt *s;
+
+	for (s = from; s; s = s->next) {
+		if (s->kind == PTX_STMT_BLOCK && s->u.block.head)
+			taint_range(t, s->u.block.head, s->u.block.tail, loop_from, loop_to, changed, source);
+		if (s->kind == PTX_STMT_INSN) {
+			const struct ptx_insn *in = &s->u.insn;
+			const struct ptx_expr *e;
+			bool src = false;
+
+			if (strong_load(in) && !cas_retry(in, loop_from, loop_to)) {
+				src = true;
+				if (!*source)
+					*source = s;
+			}
+			for (e = in->operands ? in->operands->next : NULL; e && !src; e = e->next)
+				src = expr_tainted(t, e);
+			if (src && in->op != PTX_OP_ST && in->op != PTX_OP_BRA)
+				*changed |= taint_dest(t, in->operands);
+		}
+		if (s == to)
+			break;
+	}
+}
+
+static const struct ptx_stmt *branch_on_taint(const struct taint *t, const struct ptx_stmt *from,
+					      const struct ptx_stmt *to)
 {
 	const struct ptx_stmt *s, *w;
 
 	for (s = from; s; s = s->next) {
-		if (s->kind == PTX_STMT_INSN &&
-		    (strong_global_load(&s->u.insn) || s->u.insn.op == PTX_OP_NANOSLEEP))
+		if (s->kind == PTX_STMT_BLOCK && s->u.block.head &&
+		    (w = branch_on_taint(t, s->u.block.head, s->u.block.tail)))
+			return w;
+		if (s->kind == PTX_STMT_INSN && (s->u.insn.op == PTX_OP_BRA || s->u.insn.op == PTX_OP_BRX) &&
+		    s->u.insn.guard && (t->full || tainted(t, s->u.insn.guard)))
 			return s;
-		if (s->kind == PTX_STMT_BLOCK && (w = find_wait_block(&s->u.block)))
+		if (s->kind == PTX_STMT_INSN && s->u.insn.op == PTX_OP_BRX && s->u.insn.operands &&
+		    expr_tainted(t, s->u.insn.operands))
+			return s;
+		if (s == to)
+			break;
+	}
+	return NULL;
+}
+
+static const struct ptx_stmt *sleeps(const struct ptx_stmt *from, const struct ptx_stmt *to)
+{
+	const struct ptx_stmt *s, *w;
+
+	for (s = from; s; s = s->next) {
+		if (s->kind == PTX_STMT_INSN && s->u.insn.op == PTX_OP_NANOSLEEP)
+			return s;
+		if (s->kind == PTX_STMT_BLOCK && s->u.block.head &&
+		    (w = sleeps(s->u.block.head, s->u.block.tail)))
 			return w;
 		if (s == to)
 			break;
 	}
 	return NULL;
+}
+
+/* The instruction a loop [from, to] waits on, or NULL. */
+static const struct ptx_stmt *loop_wait(const struct ptx_stmt *from, const struct ptx_stmt *to)
+{
+	struct taint *t = calloc(1, sizeof(*t));
+	const struct ptx_stmt *source = NULL, *w;
+	bool changed = true;
+	unsigned round;
+
+	if (!t)
+		return from;
+	if ((w = sleeps(from, to))) {
+		free(t);
+		return w;
+	}
+	/* Twice around at least: values carried from one iteration to the next. */
+	for (round = 0; changed && round < 8; round++) {
+		changed = false;
+		taint_range(t, from, to, from, to, &changed, &source);
+	}
+	w = source && branch_on_taint(t, from, to) ? source : NULL;
+	free(t);
+	return w;
 }
 
 static const struct ptx_stmt *spin_wait(const struct ptx_block *b)
@@ -342,7 +522,7 @@ static const struct ptx_stmt *spin_wait(const struct ptx_block *b)
 			continue;
 		for (l = s->prev; l; l = l->prev) {
 			if (l->kind == PTX_STMT_LABEL && l->u.label == s->u.insn.operands->u.name.id) {
-				if ((w = find_wait(l, s)))
+				if ((w = loop_wait(l, s)))
 					return w;
 				break;
 			}

@@ -145,7 +145,7 @@ extern "C" __global__ void gs_u8_widen(short *out, const unsigned char *in, int 
 // PARAM: buf i16 77777 zero
 // PARAM: buf u8 77777 rand
 // PARAM: i32 77777
-// CASE: name=gs_u8_widen_3x5x1 kernel=gs_u8_widen grid=3 block=5
+// CASE: name=gs_u8_widen_3x5 kernel=gs_u8_widen grid=3 block=5
 // PARAM: buf i16 1001 zero
 // PARAM: buf u8 1001 rand
 // PARAM: i32 1001

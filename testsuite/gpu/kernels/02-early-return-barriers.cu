@@ -286,3 +286,40 @@ extern "C" __global__ void er_return_before_barrier(unsigned *out, const unsigne
 // PARAM: buf u32 10752 rand
 // PARAM: i32 10752
 // PARAM: i32 12
+
+// Returns written in PTX: a predicated "exit" and a predicated "ret", each
+// inside a nested { } scope as inline asm leaves them (nvcc itself only emits
+// plain ret after a branch).  The passes must rewrite both forms, nested
+// scope included, into branches to their common return path.  The shared
+// words the survivors read were all written before the first barrier, or
+// belong to threads known to be alive.
+extern "C" __global__ void er_asm_exit(unsigned *out, const unsigned *in, int n)
+{
+    __shared__ unsigned a[1024], b[1024];
+    int t = threadIdx.x, nt = blockDim.x;
+    int gid = blockIdx.x * nt + t;
+
+    a[t] = gid < n ? in[gid] : 0u;
+    __syncthreads();
+    /* threads with t % 7 == 3 leave here */
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %0, 3;\n\t@p exit;\n\t}" ::"r"((unsigned)t % 7u)
+                 : "memory");
+    unsigned v = a[t] + a[(t + 1) % nt] * 3u;
+    b[t] = v;
+    __syncthreads();
+    int u = (t + 2) % nt;
+    unsigned w = (u % 7 == 3) ? 0u : b[u];
+    /* threads past the end leave here */
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ge.s32 q, %0, %1;\n\t@q ret;\n\t}" ::"r"(gid), "r"(n)
+                 : "memory");
+    __syncthreads();
+    out[gid] = v ^ w;
+}
+// CASE: name=er_asm_exit_128 kernel=er_asm_exit grid=30 block=128
+// PARAM: buf u32 3840 zero
+// PARAM: buf u32 3840 rand
+// PARAM: i32 3800
+// CASE: name=er_asm_exit_1000 kernel=er_asm_exit grid=3 block=1000
+// PARAM: buf u32 3000 zero
+// PARAM: buf u32 3000 rand
+// PARAM: i32 2222
