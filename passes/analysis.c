@@ -148,9 +148,13 @@ static void scan_expr(const struct analysis *a, const struct ptx_expr *e, struct
 
 static bool is_cluster_insn(const struct ptx_insn *in)
 {
+	/*
+	 * Not the .shared::cluster qualifier alone: without a cluster launch a
+	 * block is a cluster of one, and nvcc writes bulk copies into a block's
+	 * own shared memory that way on sm_90.
+	 */
 	return (in->op == PTX_OP_BARRIER && has_mod(in, ".cluster")) || in->op == PTX_OP_MAPA ||
-	       in->op == PTX_OP_GETCTARANK || mod_contains(in, "::cluster") ||
-	       mod_contains(in, ".multicast");
+	       in->op == PTX_OP_GETCTARANK || mod_contains(in, ".multicast::cluster");
 }
 
 /* Is this a CTA-level barrier (as opposed to bar.warp.sync or a cluster barrier)? */
@@ -272,6 +276,33 @@ uint32_t pass_param_size(const struct ptx_decl *d, uint32_t *align_out)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* Bytes of .shared declared in a body (nested blocks too), extern arrays aside. */
+static uint64_t shared_bytes(const struct ptx_block *b)
+{
+	const struct ptx_stmt *s;
+	uint64_t n = 0;
+
+	for (s = b->head; s; s = s->next) {
+		if (s->kind == PTX_STMT_BLOCK)
+			n += shared_bytes(&s->u.block);
+		if (s->kind == PTX_STMT_DECL && s->u.decl->space->code == PTX_DIR_SHARED &&
+		    !(s->u.decl->linkage & PTX_LINK_EXTERN)) {
+			const struct ptx_declarator *d;
+
+			for (d = s->u.decl->names; d; d = d->next) {
+				struct ptx_decl one = *s->u.decl;
+				uint32_t align;
+
+				one.names = (struct ptx_declarator *)d;
+				n += pass_param_size(&one, &align);
+			}
+		}
+		if (s == b->tail)
+			break;
+	}
+	return n;
+}
+
 static uint32_t params_bytes(const struct ptx_decl *d)
 {
 	uint64_t off = 0;
@@ -291,8 +322,10 @@ static uint32_t params_bytes(const struct ptx_decl *d)
  * the same block) waits when one of its branches depends on a value read
  * with volatile, relaxed or acquire semantics outside shared memory, or
  * returned by atom.cas/atom.exch: "while (status[tile - 1] == EMPTY)" in a
- * decoupled look-back, a hand-written grid barrier, a lock.  A loop that
- * sleeps (nanosleep) is a back-off wait too.  Two shapes are not waits: a
+ * decoupled look-back, a hand-written grid barrier, a lock (with or without a
+ * nanosleep back-off).  A loop that sleeps while it waits on its own block
+ * (an mbarrier in shared memory) is not such a wait.  Neither are two other
+ * shapes: a
  * lock-free compare-and-swap retry, whose compare operand comes from the
  * previous attempt, so the loop ends as soon as no other thread interferes;
  * and a loop that merely reads such memory while its exit depends on
@@ -467,22 +500,6 @@ static const struct ptx_stmt *branch_on_taint(const struct taint *t, const struc
 	return NULL;
 }
 
-static const struct ptx_stmt *sleeps(const struct ptx_stmt *from, const struct ptx_stmt *to)
-{
-	const struct ptx_stmt *s, *w;
-
-	for (s = from; s; s = s->next) {
-		if (s->kind == PTX_STMT_INSN && s->u.insn.op == PTX_OP_NANOSLEEP)
-			return s;
-		if (s->kind == PTX_STMT_BLOCK && s->u.block.head &&
-		    (w = sleeps(s->u.block.head, s->u.block.tail)))
-			return w;
-		if (s == to)
-			break;
-	}
-	return NULL;
-}
-
 /* The instruction a loop [from, to] waits on, or NULL. */
 static const struct ptx_stmt *loop_wait(const struct ptx_stmt *from, const struct ptx_stmt *to)
 {
@@ -493,10 +510,6 @@ static const struct ptx_stmt *loop_wait(const struct ptx_stmt *from, const struc
 
 	if (!t)
 		return from;
-	if ((w = sleeps(from, to))) {
-		free(t);
-		return w;
-	}
 	/* Twice around at least: values carried from one iteration to the next. */
 	for (round = 0; changed && round < 8; round++) {
 		changed = false;
@@ -766,6 +779,25 @@ void pass_kernel_analyze(struct pass_ctx *ctx, struct pass_kernel *k)
 			    "for 20 more (limit %u)", k->facts.param_bytes, a.param_limit);
 	}
 	k->unisync_needed = k->facts.barriers > 0 || k->facts.callee_sync;
+	/*
+	 * Module-level .shared variables count too: the kernel may use any of
+	 * them.  Erring high only moves the ptb slots to global memory.
+	 */
+	k->facts.static_shared = shared_bytes(&k->func->body);
+	for (s = ctx->module->items.head; s; s = s->next)
+		if (s->kind == PTX_STMT_DECL && s->u.decl->space->code == PTX_DIR_SHARED &&
+		    !(s->u.decl->linkage & PTX_LINK_EXTERN)) {
+			struct ptx_block one = {s, s};
+
+			k->facts.static_shared += shared_bytes(&one);
+		}
+	/*
+	 * ptb's two broadcast slots (8 bytes) live in shared memory unless that
+	 * could cost the kernel its launch: at the 48 KB static limit, or when it
+	 * takes dynamic shared memory, whose size (up to all that is left) is
+	 * only known at launch.
+	 */
+	k->ptb_global_slots = k->facts.dynamic_shared || k->facts.static_shared + 8 > 48 * 1024;
 	if (!k->unisync_needed)
 		k->refused[PASS_FORM_UNISYNC] = NULL;
 	free(a.callees);

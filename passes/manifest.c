@@ -120,8 +120,12 @@ int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name, struct
 				coloc_buf_puts(b, ", \"name\": ");
 				json_string(b, k->variant[f]->u.func->name->str);
 				if (f == PASS_FORM_PTB)
-					coloc_buf_printf(b, ", \"unisync\": %s",
-							 k->unisync_needed ? "true" : "false");
+					coloc_buf_printf(b, ", \"unisync\": %s, \"slots\": \"%s\", "
+							    "\"control_bytes\": {\"base\": 8, "
+							    "\"per_worker\": %u}",
+							 k->unisync_needed ? "true" : "false",
+							 k->ptb_global_slots ? "global" : "shared",
+							 k->ptb_global_slots ? 8 : 0);
 				coloc_buf_puts(b, ", \"added_params\": [");
 				for (p = 0; p < k->nadded[f]; p++) {
 					const struct pass_param *pp = &k->added[f][p];

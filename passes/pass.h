@@ -58,6 +58,7 @@ struct kernel_facts {
 	bool cluster;          /* cluster directives, registers or instructions */
 	bool grid_sync;        /* cooperative-groups grid synchronization */
 	uint32_t param_bytes;  /* size of the original parameter list */
+	uint64_t static_shared; /* bytes of .shared the kernel declares or uses */
 };
 
 struct pass_kernel {
@@ -75,6 +76,7 @@ struct pass_kernel {
 	const struct pass_param *added[PASS_FORM_COUNT];
 	unsigned nadded[PASS_FORM_COUNT];
 	bool unisync_needed; /* the kernel has CTA barriers: ptb goes through unisync */
+	bool ptb_global_slots; /* ptb broadcasts through the control block, not shared memory */
 };
 
 struct pass_ctx {

@@ -44,8 +44,12 @@
  * grid) and __coloc_control (.u64: a device pointer to the control block,
  * { u32 next; u32 stop; }, next at byte 0 and stop at byte 4).  Workers,
  * block shape and dynamic shared memory are chosen at launch: 1-D worker
- * grid, original block shape and dynamic shared memory size; the pass adds
- * 8 bytes of static shared memory for the slots.
+ * grid, original block shape and dynamic shared memory size.  The two
+ * slots take 8 bytes of static shared memory, except in kernels that use
+ * dynamic shared memory or are at the 48 KB static limit, where adding 8
+ * bytes could fail their launch: there each worker w has its pair of words in
+ * the control block instead, at byte 8 + 8 * w (the manifest says which, and
+ * the runtime sizes the control block 8 + 8 * workers).
  */
 #include <stdio.h>
 
@@ -102,19 +106,28 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	if (pass_returns_to_branch(m, &f->body, "__coloc_next") < 0)
 		goto out;
 	first = f->body.head;
+	/*
+	 * The slot for iteration parity p: slot[p] in shared memory, or, where
+	 * shared memory is not to be touched (analysis.c), the worker's own pair
+	 * of words after the control block's header: ctl + 8 + 8 * worker + 4 * p.
+	 */
 	if (pass_insert_snippet(
 		    ctx, &f->body, first,
 		    ".reg .b32 __coloc_vid, __coloc_total, __coloc_gx, __coloc_gy, __coloc_gz, __coloc_gxy;\n"
 		    ".reg .b32 __coloc_t, __coloc_parity, __coloc_slotp;\n"
 		    ".reg .b32 __coloc_ctaid_x, __coloc_ctaid_y, __coloc_ctaid_z;\n"
-		    ".reg .b64 __coloc_ctl;\n"
+		    ".reg .b64 __coloc_ctl, __coloc_slotg, __coloc_slota;\n"
 		    ".reg .pred __coloc_leader, __coloc_stop, __coloc_done;\n"
-		    ".shared .align 4 .b32 __coloc_slot[2];\n"
+		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
 		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
 		    "ld.param.u32 __coloc_gz, [__coloc_grid_z];\n"
 		    "ld.param.u64 __coloc_ctl, [__coloc_control];\n"
 		    "cvta.to.global.u64 __coloc_ctl, __coloc_ctl;\n"
+		    "mov.u32 __coloc_t, %%ctaid.x;\n"
+		    "mul.wide.u32 __coloc_slotg, __coloc_t, 8;\n"
+		    "add.s64 __coloc_slotg, __coloc_slotg, __coloc_ctl;\n"
+		    "add.s64 __coloc_slotg, __coloc_slotg, 8;\n"
 		    "mul.lo.u32 __coloc_gxy, __coloc_gx, __coloc_gy;\n"
 		    "mul.lo.u32 __coloc_total, __coloc_gxy, __coloc_gz;\n"
 		    "mov.u32 __coloc_t, %%tid.x;\n"
@@ -125,22 +138,30 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "setp.eq.u32 __coloc_leader, __coloc_t, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
 		    "__coloc_next:\n"
-		    "mov.u32 __coloc_slotp, __coloc_slot;\n"
 		    "shl.b32 __coloc_t, __coloc_parity, 2;\n"
-		    "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n"
+		    "%s"
 		    "xor.b32 __coloc_parity, __coloc_parity, 1;\n"
 		    "@!__coloc_leader bra __coloc_taken;\n"
 		    "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 		    "setp.ne.u32 __coloc_stop, __coloc_t, 0;\n"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
 		    "@!__coloc_stop atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
-		    "st.shared.u32 [__coloc_slotp], __coloc_vid;\n"
+		    "%s"
 		    "__coloc_taken:\n"
 		    "barrier.sync 0;\n"
-		    "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n"
+		    "%s"
 		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
 		    "@__coloc_done bra __coloc_exit;\n"
 		    "%s",
+		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
+		    k->ptb_global_slots ? "cvt.u64.u32 __coloc_slota, __coloc_t;\n"
+					  "add.s64 __coloc_slota, __coloc_slota, __coloc_slotg;\n"
+					: "mov.u32 __coloc_slotp, __coloc_slot;\n"
+					  "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n",
+		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
+					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
+		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
+					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
 		    decompose.data) < 0)
 		goto out;
 	if (pass_insert_snippet(ctx, &f->body, NULL, "__coloc_exit:\nret;\n") < 0)

@@ -42,14 +42,6 @@ extern "C" __global__ void sm_dyn_fold(unsigned *out, const unsigned *in)
 // CASE: name=sm_dyn_fold_small kernel=sm_dyn_fold grid=61 block=64 smem=4100
 // PARAM: buf u32 3904 zero
 // PARAM: buf u32 62525 rand
-// COLOCC-ISSUE: sm_dyn_fold_max_smem: smem=232448 is the sm_90 per-block maximum
-// (227 KB) for a kernel with no static shared memory; the ptb form adds 8
-// bytes of static shared memory (__coloc_slot), so its launch with the same
-// dynamic size exceeds the limit.  Expected to fail for ptb until colocc
-// accounts for it (the runtime cannot give the same dynamic size).
-// CASE: name=sm_dyn_fold_max_smem kernel=sm_dyn_fold grid=3 block=128 smem=232448
-// PARAM: buf u32 384 zero
-// PARAM: buf u32 174336 rand
 
 // Static arrays of several types and shapes (a padded 2-D tile, a double
 // array, a byte array) plus dynamic shared memory after them.
@@ -158,3 +150,14 @@ extern "C" __global__ void sm_static_48k(float *out, const float *in)
 // CASE: name=sm_static_48k_8x512 kernel=sm_static_48k grid=8 block=512
 // PARAM: buf f32 4096 zero
 // PARAM: buf f32 98304 rand
+
+// Last in the file on purpose: diffrun stops at the first launch setup that
+// fails, and this case's ptb form fails to set up (see the marker).
+// COLOCC-ISSUE: sm_dyn_fold_max_smem: smem=232448 is the sm_90 per-block maximum
+// (227 KB) for a kernel with no static shared memory; the ptb form adds 8
+// bytes of static shared memory (__coloc_slot), so its launch with the same
+// dynamic size exceeds the limit.  Expected to fail for ptb until colocc
+// accounts for it (the runtime cannot give the same dynamic size).
+// CASE: name=sm_dyn_fold_max_smem kernel=sm_dyn_fold grid=3 block=128 smem=232448
+// PARAM: buf u32 384 zero
+// PARAM: buf u32 174336 rand

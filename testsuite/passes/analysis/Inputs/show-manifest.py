@@ -18,7 +18,8 @@ for k in m["kernels"]:
         if "name" in f:
             line += f" {f['name']}"
             if "unisync" in f:
-                line += f" (unisync {str(f['unisync']).lower()})"
+                line += (f" (unisync {str(f['unisync']).lower()}, slots {f['slots']}, "
+                         f"{f['control_bytes']['per_worker']} bytes per worker)")
             if f["added_params"]:
                 line += " + " + " ".join(f"{p['role']}:{p['size']}" for p in f["added_params"])
         if "reason" in f:

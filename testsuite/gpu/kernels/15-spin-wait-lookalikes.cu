@@ -1,17 +1,16 @@
-// Kernels that colocc currently refuses (slice and ptb) because its
-// spin-wait heuristic matches them, although none of them waits on another
-// block: they are ordinary, deterministic kernels, correct in any block
-// order.  The heuristic (passes/analysis.c, spin_wait) takes any backward
-// branch whose loop body holds a volatile/relaxed/acquire global load, a
-// global atom.cas or atom.exch, or nanosleep for a wait on other blocks;
-// it does not look at whether the loop's exit depends on the loaded value.
-// Each kernel is marked COLOCC-ISSUE: check-kernels.sh lists them as known
-// issues instead of failures, and the cases carry no no-slice/no-ptb flag,
-// so the harness will show the missing variants until colocc accepts them.
+// Loops that look like waits on other blocks but are not: a lock-free CAS
+// retry loop, atomicExch in a grid-stride loop, a last-block-done reduction
+// that reads the partials through volatile, relaxed atomic loads in a
+// counted loop.  All are deterministic and correct in any block order, so
+// colocc must transform them.  Until afe0635 its spin-wait heuristic took
+// any loop holding a volatile/relaxed/acquire global load, a global
+// atom.cas/atom.exch or nanosleep for a wait and refused slice and ptb for
+// all four; since then it follows the data flow into the loop's branches
+// (a loop with nanosleep is still taken for a wait: see ca_barrier_memcpy in
+// 09-async-copy.cu).
 
-// COLOCC-ISSUE: hz_cas_loop_fmax: a lock-free CAS retry loop (float atomic
-// max): a CAS fails only when another running thread's CAS succeeded, so the
-// loop always makes progress whatever runs; not a wait on another block.
+// A lock-free CAS retry loop (float atomic max): a CAS fails only when another
+// running thread's CAS succeeded, so the loop makes progress whatever runs.
 extern "C" __global__ void hz_cas_loop_fmax(float *out, const float *in, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -31,8 +30,8 @@ extern "C" __global__ void hz_cas_loop_fmax(float *out, const float *in, int n)
 // PARAM: buf f32 100000 rand
 // PARAM: i32 100000
 
-// COLOCC-ISSUE: hz_exch_grid_stride: atomicExch on elements each thread owns,
-// in a grid-stride loop whose exit depends only on the index.
+// atomicExch on elements each thread owns, in a grid-stride loop whose exit
+// depends only on the index.
 extern "C" __global__ void hz_exch_grid_stride(unsigned *a, unsigned *o, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
@@ -43,10 +42,10 @@ extern "C" __global__ void hz_exch_grid_stride(unsigned *a, unsigned *o, int n)
 // PARAM: buf u32 50000 rand
 // PARAM: i32 50000
 
-// COLOCC-ISSUE: hz_last_block_volatile: the last-block-done reduction as it is
-// often written, with the last block reading the partials through a volatile
-// pointer in a counted loop (the partials are all written before the last
-// ticket is taken; nothing is waited for).
+// The last-block-done reduction as it is often written, with the last block
+// reading the partials through a volatile pointer in a counted loop (the
+// partials are all written before the last ticket is taken; nothing is
+// waited for).
 extern "C" __global__ void hz_last_block_volatile(float *partials, unsigned *ticket, float *result,
                                                   const float *in, int n)
 {
@@ -83,9 +82,8 @@ extern "C" __global__ void hz_last_block_volatile(float *partials, unsigned *tic
 // PARAM: buf f32 12345 rand
 // PARAM: i32 12345
 
-// COLOCC-ISSUE: hz_relaxed_load_loop: relaxed atomic loads (as
-// cuda::atomic_ref::load(memory_order_relaxed) emits) of a read-only table
-// in a counted loop.
+// Relaxed atomic loads (as cuda::atomic_ref::load(memory_order_relaxed)
+// emits) of a read-only table in a counted loop.
 extern "C" __global__ void hz_relaxed_load_loop(unsigned *out, unsigned *table, int n, int m)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
