@@ -618,6 +618,10 @@ static void scan_kernel_block(struct analysis *a, const struct ptx_block *b, uns
 			kf->returns++;
 			kf->predicated_returns += in->guard != NULL;
 		}
+		if ((in->op == PTX_OP_CP && mod_contains(in, ".bulk")) || in->op == PTX_OP_WGMMA ||
+		    in->op == PTX_OP_TCGEN05 || ((in->op == PTX_OP_ST || in->op == PTX_OP_RED) &&
+						 has_mod(in, ".async")))
+			kf->async_proxy = true;
 		if (in->op == PTX_OP_SETMAXNREG)
 			pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc, "%s",
 				    "setmaxnreg: a worker would change its register budget once per block");

@@ -59,6 +59,7 @@ struct kernel_facts {
 	bool grid_sync;        /* cooperative-groups grid synchronization */
 	uint32_t param_bytes;  /* size of the original parameter list */
 	uint64_t static_shared; /* bytes of .shared the kernel declares or uses */
+	bool async_proxy;      /* bulk copies, wgmma, tcgen05: shared memory through the async proxy */
 };
 
 struct pass_kernel {

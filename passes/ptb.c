@@ -50,6 +50,12 @@
  * bytes could fail their launch: there each worker w has its pair of words in
  * the control block instead, at byte 8 + 8 * w (the manifest says which, and
  * the runtime sizes the control block 8 + 8 * workers).
+ *
+ * A worker reuses its shared memory for block after block.  When the kernel
+ * writes shared memory through the async proxy (bulk copies, TMA, wgmma and
+ * tcgen05 operands), the previous block's ordinary reads of that memory must
+ * be ordered before the next block's async writes: every thread runs
+ * fence.proxy.async.shared::cta before the loop-head barrier.
  */
 #include <stdio.h>
 
@@ -148,6 +154,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "@!__coloc_stop atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
 		    "%s"
 		    "__coloc_taken:\n"
+		    "%s"
 		    "barrier.sync 0;\n"
 		    "%s"
 		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
@@ -160,6 +167,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 					  "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n",
 		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
 					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
+		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
 					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
 		    decompose.data) < 0)

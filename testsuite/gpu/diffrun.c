@@ -81,6 +81,7 @@ struct kcase {
 };
 
 struct options {
+	double wait_limit_us;   /* a stream that takes longer is a hang */
 	unsigned storm_cycles;
 	int timing;
 	int quick;
@@ -89,7 +90,7 @@ struct options {
 	const char *only;
 };
 
-static struct options opt = {.storm_cycles = 1000};
+static struct options opt = {.storm_cycles = 1000, .wait_limit_us = 20e6};
 static FILE *json_out;
 static int failures;
 static uint64_t rng_state;
@@ -584,8 +585,17 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 	ptb_args(&a, c, ctl);
 	CK(cuMemsetD32Async(ctl, 0, 2, stream));
 	for (;;) {
+		/*
+		 * Half the time the stop is already set when the workers start, so
+		 * they take nothing and the resume path runs: this is how kernels of
+		 * one or two blocks get their stops too.
+		 */
+		int preset = cycles < max_cycles && (rng() & 1);
+
+		if (preset)
+			CK(cuMemsetD32Async(ctl + 4, 1, 1, stream));
 		launch(f, workers, 1, 1, c, &a, stream);
-		if (cycles < max_cycles) {
+		if (cycles < max_cycles && !preset) {
 			/*
 			 * Random delays over the kernel's own span (its run time with
 			 * these workers), mostly short: stops land before the first
@@ -597,7 +607,7 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 			spin_us(d);
 			CK(cuMemsetD32Async(ctl + 4, 1, 1, side_stream));
 		}
-		wait_stream(stream, 20e6);
+		wait_stream(stream, opt.wait_limit_us);
 		CK(cuStreamSynchronize(side_stream));
 		CK(cuMemcpyDtoH(&next, ctl, 4));
 		if (next >= total)
@@ -658,12 +668,20 @@ static void run_case(CUmodule mod, struct kcase *c)
 	if (fptb && c->no_ptb)
 		result(c, "ptb", 0, "a persistent variant exists although the case expects a refusal");
 	if (c->smem > 48 * 1024) {
-		CUfunction fs[3] = {orig, fslice, fptb};
-
-		for (i = 0; i < 3; i++)
-			if (fs[i])
-				CK(cuFuncSetAttribute(fs[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-						      (int)c->smem));
+		/* Attributes set on a kernel apply to its variants too (the runtime does the same). */
+		CK(cuFuncSetAttribute(orig, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem));
+		if (fslice && cuFuncSetAttribute(fslice, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						 (int)c->smem) != CUDA_SUCCESS) {
+			result(c, "slice", 0, "the sliced variant cannot take %u bytes of dynamic shared memory",
+			       c->smem);
+			fslice = NULL;
+		}
+		if (fptb && cuFuncSetAttribute(fptb, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					       (int)c->smem) != CUDA_SUCCESS) {
+			result(c, "ptb", 0, "the persistent variant cannot take %u bytes of dynamic shared memory",
+			       c->smem);
+			fptb = NULL;
+		}
 	}
 
 	for (i = 0; i < c->nparams; i++) {
@@ -680,7 +698,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 		fill(p);
 		CK(cuMemAlloc(&p->dev, bytes));
 	}
-	CK(cuMemAlloc(&ctl, 8));
+	/* Header (next, stop) and, for kernels with global slots, two words per worker. */
+	CK(cuMemAlloc(&ctl, 8 + 8 * total));
 
 	upload(c);
 	run_original(orig, c);
@@ -708,7 +727,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 		double span[3] = {0, 0, 0}, t_start = now_us();
 		unsigned cycles = 0, runs = 0;
 
-		for (s = 0; s < (opt.quick ? 2u : 3u); s++) {
+		for (s = opt.quick ? 1u : 0u; s < 3u; s++) {
 			struct args a;
 			double t0;
 
@@ -718,7 +737,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 			ptb_args(&a, c, ctl);
 			t0 = now_us();
 			launch(fptb, workers[s], 1, 1, c, &a, stream);
-			wait_stream(stream, 20e6);
+			wait_stream(stream, opt.wait_limit_us);
 			span[s] = now_us() - t0;
 			download(c, 0);
 			snprintf(name, sizeof(name), "ptb/%u", workers[s]);
@@ -768,9 +787,9 @@ static void run_case(CUmodule mod, struct kcase *c)
 	}
 
 	if (opt.timing) {
-		enum { REPS = 15, TURN = 40 };
+		enum { REPS = 15, TURN = 200 };
 		double t[REPS], t_orig, t_slice = 0, t_ptb = 0, turn[TURN], hp[TURN];
-		CUevent e0, e1;
+		CUevent e0, e1, e_stop, e_end, e_hp;
 		unsigned wmax = fptb ? ptb_max_workers(fptb, c) : 0;
 		uint64_t wave = wmax ? wmax : (uint64_t)num_sms;
 		float ms;
@@ -815,41 +834,42 @@ static void run_case(CUmodule mod, struct kcase *c)
 				t[i] = ms * 1000.0;
 			}
 			t_ptb = median(t, REPS);
-			/* Turnaround: stop flag written -> kernel gone, and -> a waiting probe ran. */
+			/*
+			 * Turnaround, on the GPU's clock: from the stop flag's write
+			 * (an event recorded right after it on the flag's stream) to
+			 * the kernel's end, and to the end of a probe kernel that was
+			 * waiting on a high-priority stream.
+			 */
+			CK(cuEventCreate(&e_stop, CU_EVENT_DEFAULT));
+			CK(cuEventCreate(&e_end, CU_EVENT_DEFAULT));
+			CK(cuEventCreate(&e_hp, CU_EVENT_DEFAULT));
 			for (i = 0; i < TURN; i++) {
 				struct args pa;
-				double t0;
 
 				CK(cuMemsetD32Async(ctl, 0, 2, stream));
 				CK(cuStreamSynchronize(stream));
 				launch(fptb, wmax, 1, 1, c, &a, stream);
-				spin_us(t_orig * 0.3 > 5 ? t_orig * 0.3 : 5);
+				CK(cuEventRecord(e_end, stream));
+				/* Stop it somewhere inside its run. */
+				spin_us(rng_unit() * (t_ptb * 0.8 > 5 ? t_ptb * 0.8 : 5));
 				pa.n = 0;
 				args_add(&pa, (uint64_t)probe_buf);
-				t0 = now_us();
 				CK(cuMemsetD32Async(ctl + 4, 1, 1, side_stream));
+				CK(cuEventRecord(e_stop, side_stream));
 				CK(cuLaunchKernel(probe_fn, 1, 1, 1, 32, 1, 1, 0, hp_stream, pa.ptrs, NULL));
-				{
-					int be_done = 0, hp_done = 0;
-
-					turn[i] = hp[i] = 0;
-					while (!be_done || !hp_done) {
-						double t1 = now_us();
-
-						if (!be_done && cuStreamQuery(stream) == CUDA_SUCCESS) {
-							be_done = 1;
-							turn[i] = t1 - t0;
-						}
-						if (!hp_done && cuStreamQuery(hp_stream) == CUDA_SUCCESS) {
-							hp_done = 1;
-							hp[i] = t1 - t0;
-						}
-						if (t1 - t0 > 20e6)
-							die("turnaround measurement did not finish");
-					}
-				}
-				CK(cuStreamSynchronize(side_stream));
+				CK(cuEventRecord(e_hp, hp_stream));
+				CK(cuEventSynchronize(e_end));
+				CK(cuEventSynchronize(e_hp));
+				CK(cuEventSynchronize(e_stop));
+				CK(cuEventElapsedTime(&ms, e_stop, e_end));
+				/* Negative: the kernel ended before the flag was written. */
+				turn[i] = ms > 0 ? ms * 1000.0 : 0;
+				CK(cuEventElapsedTime(&ms, e_stop, e_hp));
+				hp[i] = ms > 0 ? ms * 1000.0 : 0;
 			}
+			CK(cuEventDestroy(e_stop));
+			CK(cuEventDestroy(e_end));
+			CK(cuEventDestroy(e_hp));
 			snprintf(extra, sizeof(extra),
 				 "turnaround_us p50 %.1f p99 %.1f max %.1f; hp_probe_us p50 %.1f p99 %.1f; "
 				 "estimate %.1f",
@@ -919,7 +939,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	while ((c = getopt(argc, argv, "s:c:tqj:o:w:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:tqj:o:w:l:")) != -1) {
 		switch (c) {
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'c': opt.storm_cycles = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -928,9 +948,11 @@ int main(int argc, char **argv)
 		case 'j': opt.json = optarg; break;
 		case 'o': opt.only = optarg; break;
 		case 'w': alarm((unsigned)strtoul(optarg, NULL, 0)); break;
+		case 'l': opt.wait_limit_us = strtod(optarg, NULL) * 1e6; break;
 		default:
 			fprintf(stderr, "usage: diffrun [-s seed] [-c storm-cycles] [-t] [-q] [-j out.json] "
-					"[-o case] [-w watchdog-seconds] CASES.cu MODULE.ptx\n");
+					"[-o case] [-w watchdog-seconds] [-l stream-limit-seconds] "
+					"CASES.cu MODULE.ptx\n");
 			return 2;
 		}
 	}
