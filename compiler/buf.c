@@ -126,6 +126,16 @@ int coloc_buf_read_file(struct coloc_buf *b, const char *path)
 
 	if (!f)
 		return -errno;
+	/* Regular files are read in one piece into a buffer of the right size. */
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long size = ftell(f);
+
+		if (size > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+		    coloc_buf_reserve(b, (size_t)size + 2) == 0) {
+			n = fread(b->data + b->len, 1, (size_t)size, f);
+			b->len += n;
+		}
+	}
 	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
 		coloc_buf_put(b, tmp, n);
 		if (b->failed) {

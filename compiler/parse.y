@@ -16,6 +16,8 @@
 %define api.prefix {ptx_yy}
 %define parse.error custom
 %locations
+/* A token's position is where it starts: two words, cheap to copy. */
+%define api.location.type {struct ptx_loc}
 %param {void *scanner}
 %parse-param {struct ptx_parse_ctx *ctx}
 
@@ -53,6 +55,15 @@ static void ptx_yyerror(PTX_YYLTYPE *loc, void *scanner, struct ptx_parse_ctx *c
 			const char *msg);
 
 #define LOC(l) (ptx_loc_of(&(l)))
+#define YYLLOC_DEFAULT(cur, rhs, n)                                   \
+	do {                                                           \
+		if (n)                                                 \
+			(cur) = YYRHSLOC(rhs, 1);                      \
+		else                                                   \
+			(cur) = YYRHSLOC(rhs, 0);                      \
+	} while (0)
+/* Only the start of a location is kept, so messages print just that. */
+#define YYLOCATION_PRINT(file, loc) ((void)(file), (void)(loc), 0)
 #define M (ctx->m)
 /* Every constructor returns NULL only when the arena is out of memory. */
 #define NN(x) do { if (!(x)) YYNOMEM; } while (0)
@@ -745,9 +756,7 @@ vitem
 
 static struct ptx_loc ptx_loc_of(const PTX_YYLTYPE *l)
 {
-	struct ptx_loc loc = {(uint32_t)l->first_line, (uint32_t)l->first_column};
-
-	return loc;
+	return *l;
 }
 
 static void ptx_yyerror(PTX_YYLTYPE *loc, void *scanner, struct ptx_parse_ctx *ctx,

@@ -134,7 +134,7 @@ struct ptx_name_slot {
 	struct ptx_ident *id;
 };
 
-#define PTX_RECENT_NAMES 2048
+#define PTX_RECENT_NAMES 8192
 
 struct ptx_interner {
 	struct ptx_ident *recent[PTX_RECENT_NAMES]; /* direct-mapped by hash */
