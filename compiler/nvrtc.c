@@ -201,6 +201,10 @@ out:
 	free(argv);
 	coloc_buf_release(&src);
 	coloc_buf_release(&log);
-	dlclose(api.handle);
+	/*
+	 * NVRTC stays loaded: it keeps state in its own globals, and unloading
+	 * it would leak that state (and the next compile would load it again).
+	 * dlopen() counts references, so each call costs nothing more.
+	 */
 	return rc;
 }

@@ -191,7 +191,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->max_errors = (unsigned)n;
 		} else if (strncmp(a, "--nvrtc-opt", 11) == 0 &&
 			   (v = option_value(argc, argv, &i, "--nvrtc-opt"))) {
-			o->nvrtc_opts[o->nnvrtc++] = v;
+			char *opt = strdup(v);
+
+			if (!opt)
+				return 2;
+			o->nvrtc_opts[o->nnvrtc++] = opt;
 		} else if ((v = option_value(argc, argv, &i, "-arch")) ||
 			   (v = option_value(argc, argv, &i, "--arch")) ||
 			   (v = option_value(argc, argv, &i, "--gpu-architecture"))) {
@@ -487,15 +491,36 @@ out:
 	return rc;
 }
 
+static void options_release(struct options *o)
+{
+	unsigned i;
+
+	for (i = 0; o->nvrtc_opts && i < o->nnvrtc; i++)
+		free((char *)o->nvrtc_opts[i]);
+	free(o->nvrtc_opts);
+	free(o->inputs);
+}
+
+static int run(struct options *o);
+
 int main(int argc, char **argv)
 {
 	struct options o;
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc == 0)
+		rc = run(&o);
+	options_release(&o);
+	return rc;
+}
+
+static int run(struct options *opts)
+{
+	const struct options o = *opts;
 	struct coloc_diag diag;
 	unsigned i;
-	int rc = parse_args(argc, argv, &o), status = 0;
+	int rc, status = 0;
 
-	if (rc)
-		return rc;
 	coloc_diag_init(&diag, "colocc", stderr);
 	if (o.passes && pass_pipeline_check(o.passes, &diag) < 0)
 		return 2;
