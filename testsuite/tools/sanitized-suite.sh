@@ -11,7 +11,7 @@ cmake -S "$src" -B "$out" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=D
 cmake --build "$out"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-python3 "$lit" -sv "$out/testsuite/parse" "$out/testsuite/driver" "$out/testsuite/passes"
+python3 "$lit" -sv "$out/testsuite/parse" "$out/testsuite/driver" "$out/testsuite/passes" "$out/testsuite/binary"
 
 n=0
 tmp=$(mktemp -d)

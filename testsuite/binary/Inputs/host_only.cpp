@@ -1,0 +1,2 @@
+// A host object with no device code.
+int host_only(int x) { return x + 1; }
