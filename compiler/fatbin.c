@@ -747,3 +747,32 @@ int coloc_fatbin_write(struct coloc_buf *out, const struct coloc_fatbin_image *i
 	}
 	return 0;
 }
+
+/* ---- choosing */
+
+static int variant_rank(char v)
+{
+	return v == 'a' ? 2 : v == 'f' ? 1 : 0;
+}
+
+const struct coloc_fatbin_entry *coloc_fatbin_pick_ptx(const struct coloc_fatbin_entry *e, size_t n,
+						       unsigned sm, char variant)
+{
+	const struct coloc_fatbin_entry *best = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct coloc_fatbin_entry *c = &e[i];
+
+		if (c->kind != COLOC_FATBIN_PTX || c->sm > sm)
+			continue;
+		if (c->variant == 'a' && (c->sm != sm || variant != 'a'))
+			continue;
+		if (c->variant == 'f' && c->sm / 10 != sm / 10)
+			continue;
+		if (!best || c->sm > best->sm ||
+		    (c->sm == best->sm && variant_rank(c->variant) > variant_rank(best->variant)))
+			best = c;
+	}
+	return best;
+}

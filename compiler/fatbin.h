@@ -134,6 +134,17 @@ int coloc_fatbin_entry_contents(const struct coloc_fatbin *fb, const struct colo
 				struct coloc_buf *scratch, const unsigned char **data, size_t *len,
 				struct coloc_diag *diag);
 
+/*
+ * The PTX entry a device of architecture sm_`sm``variant` compiles from,
+ * among `n` entries (one container's): the highest virtual architecture
+ * the target can run -- compute_X for X <= sm; compute_Xa only when the
+ * target is sm_Xa; compute_Xf when the target is of X's family (same
+ * major, X <= sm) -- preferring Xa, then Xf, then X at equal X.  NULL
+ * when no PTX entry fits.
+ */
+const struct coloc_fatbin_entry *coloc_fatbin_pick_ptx(const struct coloc_fatbin_entry *e, size_t n,
+						       unsigned sm, char variant);
+
 /* "sm_90a" (real) or "compute_90a" (virtual) into buf. */
 void coloc_fatbin_arch_name(const struct coloc_fatbin_entry *e, bool virtual_arch, char *buf,
 			    size_t size);

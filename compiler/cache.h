@@ -1,0 +1,40 @@
+/*
+ * The cache of compiled variants that `colocc --aot` writes and the runtime
+ * reads.  One directory per PTX module and target:
+ *
+ *   CACHE/<key>/module.cubin     the transformed module compiled for the target
+ *   CACHE/<key>/module.fatbin    the transformed PTX and that cubin, in one fatbin
+ *   CACHE/<key>/module.ptx       the transformed PTX
+ *   CACHE/<key>/manifest.json    kernels, variants, added parameters, refusals
+ *   CACHE/<key>/key.txt          what the key was computed from
+ *
+ * The key is computed from the module's PTX exactly as the application
+ * embeds it (a fatbin entry's contents), the ptxas options the entry
+ * carries, the target and the colocc version, so that the runtime finds the
+ * entry from what it sees when the application registers its fatbin.
+ */
+#ifndef COLOC_CACHE_H
+#define COLOC_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Bumped whenever the layout of an entry or the key's inputs change. */
+#define COLOC_CACHE_FORMAT 1
+
+struct coloc_target {
+	unsigned sm;  /* 90 for sm_90a */
+	char variant; /* 'a', 'f' or 0 */
+};
+
+/* "sm_90", "sm_90a", "sm_100f"; false for anything else (compute_XX included). */
+bool coloc_target_parse(const char *s, struct coloc_target *t);
+
+/*
+ * The 64 hex digits naming a module's entry.  `options` (the entry's ptxas
+ * options, may be NULL) is not NUL-terminated.
+ */
+void coloc_cache_key(const struct coloc_target *t, const char *options, size_t options_len,
+		     const void *ptx, size_t len, char hex[65]);
+
+#endif

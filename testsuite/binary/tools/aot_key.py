@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""The cache key colocc --aot and the runtime use (compiler/cache.h), computed
+independently: SHA-256 over length-prefixed fields "colocc-cache 1", the
+colocc version, the target (sm_90 followed by its variant letter or a
+blank), the entry's ptxas options and the PTX bytes.
+
+usage: aot_key.py --colocc COLOCC --target sm_XX [--options OPTS]
+                  --cache DIR --link NAME PTX_FILE
+
+Fails unless DIR/<key> is a directory; NAME becomes a symbolic link to it,
+so that later test steps can name the entry.
+"""
+import argparse
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--colocc", required=True)
+    ap.add_argument("--target", required=True)
+    ap.add_argument("--options", default="")
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--link", required=True)
+    ap.add_argument("ptx")
+    a = ap.parse_args()
+    out = subprocess.run([a.colocc, "--version"], check=True, capture_output=True, text=True).stdout
+    version = re.fullmatch(r"colocc (\S+)\n", out).group(1)
+    m = re.fullmatch(r"sm_(\d+)([af]?)", a.target)
+    if not m:
+        sys.exit(f"aot_key.py: bad target {a.target!r}")
+    target_field = f"sm_{m.group(1)}{m.group(2) or ' '}"
+    h = hashlib.sha256()
+    for field in (b"colocc-cache 1", version.encode(), target_field.encode(), a.options.encode(),
+                  open(a.ptx, "rb").read()):
+        h.update(b"%d:" % len(field))
+        h.update(field)
+    entry = os.path.join(a.cache, h.hexdigest())
+    if not os.path.isdir(entry):
+        sys.exit(f"aot_key.py: no cache entry {entry} for {a.ptx}")
+    if os.path.lexists(a.link):
+        os.unlink(a.link)
+    os.symlink(os.path.abspath(entry), a.link)
+    print(h.hexdigest())
+
+
+if __name__ == "__main__":
+    main()
