@@ -57,6 +57,12 @@ static const unsigned char *shdr_at(const struct coloc_elf *e, size_t index)
 	return e->data + e->shoff + (uint64_t)index * e->shentsize;
 }
 
+/* NULL, NOBITS and CUDA's shared-memory sections have a size but no file bytes. */
+static bool occupies_file(uint32_t type)
+{
+	return type != 0 && type != COLOC_SHT_NOBITS && type != COLOC_SHT_CUDA_SHARED;
+}
+
 static int section_read(const struct coloc_elf *e, size_t index, struct coloc_elf_section *s,
 			struct coloc_diag *diag)
 {
@@ -73,8 +79,8 @@ static int section_read(const struct coloc_elf *e, size_t index, struct coloc_el
 	s->info = coloc_le32(h + 44);
 	s->entsize = coloc_le64(h + 56);
 	s->name = table_string(e->shstrtab, e->shstrtab_size, coloc_le32(h));
-	/* NOBITS and NULL sections occupy no file bytes; their offsets mean nothing. */
-	if (s->type == COLOC_SHT_NOBITS || s->type == 0)
+	/* Some sections occupy no file bytes; their offsets mean nothing. */
+	if (!occupies_file(s->type))
 		return 0;
 	if (!in_bounds(s->offset, s->size, e->size)) {
 		coloc_error(diag, PTX_NOLOC,
@@ -202,7 +208,7 @@ size_t coloc_elf_extent(const struct coloc_elf *e)
 		const unsigned char *h = shdr_at(e, i);
 		uint64_t off = coloc_le64(h + 24), size = coloc_le64(h + 32);
 
-		if (coloc_le32(h + 4) == COLOC_SHT_NOBITS || coloc_le32(h + 4) == 0)
+		if (!occupies_file(coloc_le32(h + 4)))
 			continue;
 		if (!in_bounds(off, size, e->size))
 			return 0;

@@ -29,6 +29,9 @@ enum {
 	COLOC_SHT_SYMTAB = 2,
 	COLOC_SHT_NOBITS = 8,
 	COLOC_SHT_CUDA_INFO = 0x70000000, /* .nv.info and .nv.info.<function> */
+	/* Shared-memory reservations (.nv_debug.shared in NCCL's -rdc cubins): like NOBITS,
+	   a size and no bytes in the file. */
+	COLOC_SHT_CUDA_SHARED = 0x7000000a,
 };
 
 #define COLOC_SHF_COMPRESSED 0x800u

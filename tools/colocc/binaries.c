@@ -211,7 +211,21 @@ static int list_cubin(struct kernel_table *t, const unsigned char *data, size_t 
 	return rc;
 }
 
-/* Kernels of one PTX module, and whether slice and ptb apply to each. */
+/* The entry's architecture index in `s`; -1 after a diagnostic when the set is full. */
+static int entry_arch(struct arch_set *s, const struct coloc_fatbin_entry *e,
+		      struct coloc_diag *diag)
+{
+	int arch = arch_index(s, e);
+
+	if (arch < 0)
+		coloc_error(diag, PTX_NOLOC, "more than %d architectures in one file", MAX_ARCHS);
+	return arch;
+}
+
+/*
+ * Kernels of one PTX module, and whether slice and ptb apply to each; `arch`
+ * is the entry's, or -1 for a PTX file, whose .target gives it.
+ */
 static int list_ptx(const struct options *o, struct kernel_table *t, const unsigned char *data,
 		    size_t len, int arch, const char *name)
 {
@@ -227,6 +241,26 @@ static int list_ptx(const struct options *o, struct kernel_table *t, const unsig
 	m = ptx_parse((const char *)data, len, name, &diag);
 	if (!m)
 		return -1;
+	if (arch < 0) {
+		const char *target = ptx_module_target(m);
+		struct coloc_target tg;
+		struct coloc_fatbin_entry e = {.kind = COLOC_FATBIN_PTX};
+
+		if (!target || !coloc_target_parse(target, &tg)) {
+			coloc_error(&diag, PTX_NOLOC, "the module's .target is %s%s%s, not an sm_XX "
+				    "architecture", target ? "'" : "", target ? target : "missing",
+				    target ? "'" : "");
+			ptx_module_free(m);
+			return -1;
+		}
+		e.sm = tg.sm;
+		e.variant = tg.variant;
+		arch = entry_arch(&t->archs, &e, &diag);
+		if (arch < 0) {
+			ptx_module_free(m);
+			return -1;
+		}
+	}
 	pass_ctx_init(&pctx, &diag);
 	if (pass_kernels_collect(m, &pctx) < 0)
 		rc = -1;
@@ -307,6 +341,14 @@ static void form_column(struct coloc_buf *b, const struct listed_kernel *k, unsi
 	coloc_buf_putc(b, ')');
 }
 
+/* A PTX file rather than a binary: named .ptx (or on standard input), without a binary's magic. */
+static bool is_ptx_file(const char *input, const struct input_bytes *in)
+{
+	struct coloc_buf probe = {.data = (char *)in->data, .len = in->size};
+
+	return (has_suffix(input, ".ptx") || strcmp(input, "-") == 0) && !is_binary(&probe);
+}
+
 /* Entries of a binary, with the diagnostics about it; returns 0 or 1. */
 static int binary_open(const char *input, struct input_bytes *in, struct coloc_fatbin *fb,
 		       struct coloc_diag *diag)
@@ -329,17 +371,6 @@ static void entry_note(struct coloc_diag *diag, const struct coloc_fatbin *fb,
 	coloc_note(diag, PTX_NOLOC, "in the %s %s entry at offset 0x%zx%s%s", arch,
 		   coloc_fatbin_kind_name(e->kind), e->offset, e->section ? " of section " : "",
 		   e->section ? e->section : "");
-}
-
-/* The entry's architecture index in `s`; -1 after a diagnostic when the set is full. */
-static int entry_arch(struct arch_set *s, const struct coloc_fatbin_entry *e,
-		      struct coloc_diag *diag)
-{
-	int arch = arch_index(s, e);
-
-	if (arch < 0)
-		coloc_error(diag, PTX_NOLOC, "more than %d architectures in one file", MAX_ARCHS);
-	return arch;
 }
 
 /* An entry's contents, with a note naming the entry when they cannot be had. */
@@ -370,8 +401,16 @@ static int list_file(const struct options *o, const char *input, struct coloc_bu
 	coloc_buf_init(&ptxname);
 	coloc_diag_init(&diag, name, stderr);
 	diag.max_errors = o->max_errors;
-	rc = binary_open(input, &in, &fb, &diag);
-	for (i = 0; rc == 0 && i < fb.nentries; i++) {
+	coloc_fatbin_init(&fb);
+	if (input_load(input, &in) < 0) {
+		rc = 1;
+	} else if (is_ptx_file(input, &in)) {
+		rc = list_ptx(o, &t, in.data, in.size, -1, name) < 0;
+	} else {
+		rc = coloc_fatbin_read_image(&fb, in.data, in.size, &diag) < 0;
+	}
+	/* An entry that cannot be read is reported; the others are still listed. */
+	for (i = 0; i < fb.nentries && !coloc_diag_full(&diag); i++) {
 		const struct coloc_fatbin_entry *e = &fb.entries[i];
 		const unsigned char *data;
 		size_t len;
@@ -402,8 +441,6 @@ static int list_file(const struct options *o, const char *input, struct coloc_bu
 		}
 		if (bad)
 			rc = 1;
-		if (coloc_diag_full(&diag))
-			break;
 	}
 	if (nltoir)
 		coloc_note(&diag, PTX_NOLOC, "%zu LTO-IR entr%s not inspected", nltoir,
@@ -447,7 +484,7 @@ static int extract_file(const struct options *o, const char *input)
 		coloc_error(&diag, PTX_NOLOC, "out of memory");
 		rc = 1;
 	}
-	for (i = 0; rc == 0 && i < fb.nentries; i++) {
+	for (i = 0; archs && i < fb.nentries && !coloc_diag_full(&diag); i++) {
 		const struct coloc_fatbin_entry *e = &fb.entries[i];
 		const unsigned char *data;
 		size_t len;
@@ -503,7 +540,7 @@ static int aot_file(const struct options *o, struct aot *a, const char *input)
 	struct input_bytes in;
 	struct coloc_fatbin fb;
 	struct coloc_diag diag, mdiag;
-	struct coloc_buf scratch, origin, probe;
+	struct coloc_buf scratch, origin;
 	struct arch_set *archs = calloc(1, sizeof(*archs));
 	size_t i, first, nmodules = 0, nnew = 0, ncached = 0, nfailed = 0, without = 0;
 	int rc = 0;
@@ -527,9 +564,7 @@ static int aot_file(const struct options *o, struct aot *a, const char *input)
 		free(archs);
 		return 1;
 	}
-	probe.data = (char *)in.data;
-	probe.len = in.size;
-	if (!is_binary(&probe)) {
+	if (is_ptx_file(input, &in)) {
 		int r;
 
 		nmodules = 1;
