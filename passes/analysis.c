@@ -27,6 +27,7 @@
  * "bar.sync N;", named barriers and callees that read %ctaid.  Here those
  * are either handled by the passes or refused with the reason.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -520,28 +521,123 @@ static const struct ptx_stmt *loop_wait(const struct ptx_stmt *from, const struc
 	return w;
 }
 
-static const struct ptx_stmt *spin_wait(const struct ptx_block *b)
-{
-	const struct ptx_stmt *s, *l, *w;
+/*
+ * Loops are found in one walk over the body: each label is remembered with
+ * its block and the number of strong loads before it, so that a branch back
+ * to it names a loop, and the loop holds a strong load exactly when the
+ * count grew in between.  Only those loops can wait; the others are not
+ * analyzed.
+ */
+struct loop_label {
+	const struct ptx_ident *name; /* NULL: free slot */
+	const struct ptx_stmt *stmt;
+	const struct ptx_block *block;
+	size_t strong; /* strong loads before the label */
+};
 
-	for (s = b->head; s; s = s->next) {
-		if (s->kind == PTX_STMT_BLOCK) {
-			if ((w = spin_wait(&s->u.block)))
-				return w;
-			continue;
-		}
-		if (s->kind != PTX_STMT_INSN || s->u.insn.op != PTX_OP_BRA || !s->u.insn.operands ||
-		    s->u.insn.operands->kind != PTX_EXPR_NAME)
-			continue;
-		for (l = s->prev; l; l = l->prev) {
-			if (l->kind == PTX_STMT_LABEL && l->u.label == s->u.insn.operands->u.name.id) {
-				if ((w = loop_wait(l, s)))
-					return w;
-				break;
-			}
-		}
-	}
+struct loop_finder {
+	struct loop_label *slot;
+	size_t nslots, n;
+	size_t strong;
+	bool failed; /* out of memory: every loop is analyzed */
+	const struct ptx_stmt *wait;
+};
+
+static size_t label_hash(const struct ptx_ident *id, size_t mask)
+{
+	return (size_t)(((uintptr_t)id >> 4) * 0x9E3779B97F4A7C15u) & mask;
+}
+
+static struct loop_label *label_find(struct loop_finder *f, const struct ptx_ident *id)
+{
+	size_t mask = f->nslots - 1, i;
+
+	if (!f->nslots)
+		return NULL;
+	for (i = label_hash(id, mask); f->slot[i].name; i = (i + 1) & mask)
+		if (f->slot[i].name == id)
+			return &f->slot[i];
 	return NULL;
+}
+
+static void label_add(struct loop_finder *f, const struct ptx_stmt *s, const struct ptx_block *b)
+{
+	size_t mask, i;
+
+	if (f->failed)
+		return;
+	if ((f->n + 1) * 2 > f->nslots) {
+		struct loop_finder g = *f;
+
+		g.nslots = f->nslots ? f->nslots * 2 : 64;
+		g.slot = calloc(g.nslots, sizeof(*g.slot));
+		if (!g.slot) {
+			f->failed = true;
+			return;
+		}
+		for (i = 0; i < f->nslots; i++) {
+			if (!f->slot[i].name)
+				continue;
+			size_t j = label_hash(f->slot[i].name, g.nslots - 1);
+
+			while (g.slot[j].name)
+				j = (j + 1) & (g.nslots - 1);
+			g.slot[j] = f->slot[i];
+		}
+		free(f->slot);
+		f->slot = g.slot;
+		f->nslots = g.nslots;
+	}
+	mask = f->nslots - 1;
+	for (i = label_hash(s->u.label, mask); f->slot[i].name; i = (i + 1) & mask)
+		if (f->slot[i].name == s->u.label)
+			return; /* a duplicate label: the verifier reports it */
+	f->slot[i] = (struct loop_label){s->u.label, s, b, f->strong};
+	f->n++;
+}
+
+static void loops_walk(struct loop_finder *f, const struct ptx_block *b)
+{
+	const struct ptx_stmt *s;
+
+	for (s = b->head; s && !f->wait; s = s->next) {
+		const struct ptx_insn *in = &s->u.insn;
+		const struct loop_label *l;
+
+		if (s->kind == PTX_STMT_BLOCK) {
+			loops_walk(f, &s->u.block);
+			continue;
+		}
+		if (s->kind == PTX_STMT_LABEL) {
+			label_add(f, s, b);
+			continue;
+		}
+		if (s->kind != PTX_STMT_INSN)
+			continue;
+		if (strong_load(in))
+			f->strong++;
+		if (in->op != PTX_OP_BRA || !in->operands || in->operands->kind != PTX_EXPR_NAME)
+			continue;
+		/* A branch back to a label of its own block that has strong loads in between. */
+		l = label_find(f, in->operands->u.name.id);
+		if (l && l->block == b && (f->failed || f->strong > l->strong))
+			f->wait = loop_wait(l->stmt, s);
+		else if (f->failed && !l)
+			for (const struct ptx_stmt *p = s->prev; p; p = p->prev)
+				if (p->kind == PTX_STMT_LABEL && p->u.label == in->operands->u.name.id) {
+					f->wait = loop_wait(p, s);
+					break;
+				}
+	}
+}
+
+static const struct ptx_stmt *spin_wait(const struct ptx_block *body)
+{
+	struct loop_finder f = {0};
+
+	loops_walk(&f, body);
+	free(f.slot);
+	return f.wait;
 }
 
 static void refuse_blocked(struct analysis *a, struct ptx_loc loc, const char *fmt, const char *arg)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Summarizes a coverage run (benchmarks/coverage/run) as Markdown: per library
+and JIT compiler, kernels, kernels with PTX, and kernels each form accepts,
+the most frequent refusals, and colocc --list timings next to cuobjdump's.
+
+usage: summarize.py OUT
+"""
+import collections
+import os
+import re
+import sys
+
+
+def read_list(path):
+    rows = []
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.rstrip("\n").split("\t")
+        if len(f) == 6:
+            rows.append(f)
+    return rows
+
+
+def reason(col):
+    """The refusal's instruction or directive: 'no (ld: ...)' -> 'ld: ...', shortened."""
+    m = re.match(r"no \((.*)\)$", col)
+    text = m.group(1) if m else col
+    return re.sub(r"\d+", "N", text)[:110]
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) == 2 else sys.exit(__doc__)
+    timings = {}
+    for line in open(os.path.join(out, "timings.txt")):
+        name, secs, rc = line.split()
+        timings.setdefault(name, []).append((float(secs), int(rc)))
+    sizes = {}
+    if os.path.exists(os.path.join(out, "libraries.txt")):
+        for line in open(os.path.join(out, "libraries.txt")):
+            base, size, path = line.split(maxsplit=2)
+            sizes[base] = (int(size), path.strip())
+    print("# Kernel coverage\n")
+    print(open(os.path.join(out, "machine.txt")).read().strip().replace("\n", "  \n"), "\n")
+    print("| source | size (MB) | kernels | with PTX | slice | ptb | both | `colocc --list` (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    refusals = {}
+    lists = sorted(f[:-4] for f in os.listdir(os.path.join(out, "lists")) if f.endswith(".tsv"))
+    for name in sorted(lists, key=lambda n: (n.startswith("jit-"), n)):
+        rows = read_list(os.path.join(out, "lists", name + ".tsv"))
+        ptx = [r for r in rows if r[3] != "-"]
+        sl = sum(r[4] == "yes" for r in ptx)
+        pt = sum(r[5] == "yes" for r in ptx)
+        both = sum(r[4] == "yes" and r[5] == "yes" for r in ptx)
+        t = timings.get("list:" + name, [(float("nan"), -1)])[0]
+        size = f"{sizes[name][0] / 1e6:.0f}" if name in sizes else "-"
+        errs = os.path.join(out, "lists", name + ".err")
+        lines = open(errs).read().splitlines() if os.path.exists(errs) else []
+        nerr = sum(": error:" in l for l in lines)
+        if nerr == 1 and any("no CUDA device code" in l for l in lines):
+            note = " (no device code)"
+        else:
+            note = f" ({nerr} errors)" if nerr else ""
+        print(f"| {name}{note} | {size} | {len(rows)} | {len(ptx)} | {sl} | {pt} | {both} | "
+              f"{t[0]:.2f} |")
+        c = collections.Counter()
+        for r in ptx:
+            for form, col in (("slice", r[4]), ("ptb", r[5])):
+                if col != "yes":
+                    c[f"{form}: {reason(col)}"] += 1
+        refusals[name] = c
+    print("\nRefusals (kernel count, form: reason), most frequent first:\n")
+    for name, c in refusals.items():
+        if c:
+            print(f"- **{name}**: " + "; ".join(f"{n} × {r}" for r, n in c.most_common(4)))
+    print("\n# Listing time next to cuobjdump --list-ptx\n")
+    print("| file | colocc --list, cold (s) | colocc --list, warm (s) | cuobjdump --list-ptx (s) | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for name in sorted(k.split(":", 1)[1] for k in timings if k.startswith("cuobjdump:")):
+        cold = timings.get("list:" + name, [(float("nan"), -1)])[0][0]
+        warm = min(s for s, _ in timings.get("list-warm:" + name, [(float("nan"), -1)]))
+        cu, rc = timings["cuobjdump:" + name][0]
+        done = "" if rc == 0 else (" (killed at the time limit)" if rc == 124 else f" (exit {rc})")
+        bound = ">" if rc == 124 else ""
+        print(f"| {name} | {cold:.2f} | {warm:.2f} | {cu:.1f}{done} | {bound}{cu / warm:.0f}× |")
+
+
+if __name__ == "__main__":
+    main()
