@@ -12,21 +12,14 @@
 #include <unistd.h>
 
 #include "aot.h"
+#include "binaries.h"
 #include "cubin.h"
 #include "driver.h"
 #include "fatbin.h"
 #include "pass.h"
 #include "ptx.h"
 
-/* A whole input: mapped when it is a regular file, read otherwise. */
-struct input_bytes {
-	const unsigned char *data;
-	size_t size;
-	void *map;
-	struct coloc_buf buf;
-};
-
-static int input_load(const char *path, struct input_bytes *in)
+int input_load(const char *path, struct input_bytes *in)
 {
 	struct stat st;
 	int fd;
@@ -53,14 +46,14 @@ static int input_load(const char *path, struct input_bytes *in)
 	return 0;
 }
 
-static void input_unload(struct input_bytes *in)
+void input_unload(struct input_bytes *in)
 {
 	if (in->map)
 		munmap(in->map, in->size);
 	coloc_buf_release(&in->buf);
 }
 
-static const char *base_name(const char *path)
+const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -69,16 +62,7 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Architectures of one file, by (sm, variant); kernels keep them as bit sets. */
-#define MAX_ARCHS 64
-
-struct arch_set {
-	unsigned n;
-	struct coloc_fatbin_entry arch[MAX_ARCHS]; /* only sm and variant are used */
-	unsigned nptx[MAX_ARCHS];                 /* PTX modules seen, to number them */
-};
-
-static int arch_index(struct arch_set *s, const struct coloc_fatbin_entry *e)
+int arch_index(struct arch_set *s, const struct coloc_fatbin_entry *e)
 {
 	unsigned i;
 
@@ -94,7 +78,7 @@ static int arch_index(struct arch_set *s, const struct coloc_fatbin_entry *e)
 }
 
 /* BASE.compute_XX.N.ptx: what --extract-ptx writes, and the name PTX diagnostics carry. */
-static void ptx_file_name(struct coloc_buf *b, const char *input, struct arch_set *archs,
+void ptx_file_name(struct coloc_buf *b, const char *input, struct arch_set *archs,
 			  const struct coloc_fatbin_entry *e, int arch)
 {
 	char name[32];
@@ -103,116 +87,8 @@ static void ptx_file_name(struct coloc_buf *b, const char *input, struct arch_se
 	coloc_buf_printf(b, "%s.%s.%u.ptx", base_name(input), name, ++archs->nptx[arch]);
 }
 
-enum {
-	FORM_SLICE,
-	FORM_PTB,
-	NFORMS,
-};
-
-struct listed_kernel {
-	const char *name;
-	uint64_t sass; /* bit i: arch i of the file */
-	uint64_t ptx;
-	/* Per form, after analysis of the PTX: NULL applies, else the first refusal. */
-	const char *refused[NFORMS];
-	bool analyzed;
-};
-
-/* Kernels of one file in the order first seen, found by name through an open-addressing table. */
-struct kernel_table {
-	struct coloc_arena arena; /* names and refusal reasons */
-	struct listed_kernel *k;
-	size_t n, cap;
-	size_t *slot; /* index + 1, 0 when free */
-	size_t nslots;
-	struct arch_set archs;
-};
-
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
-static int table_grow(struct kernel_table *t)
-{
-	size_t nslots = t->nslots ? t->nslots * 2 : 256, i, j;
-	size_t *slot = calloc(nslots, sizeof(*slot));
-	struct listed_kernel *k = realloc(t->k, nslots / 2 * sizeof(*k));
-
-	if (!slot || !k) {
-		free(slot);
-		if (k)
-			t->k = k;
-		return -1;
-	}
-	t->k = k;
-	t->cap = nslots / 2;
-	for (i = 0; i < t->n; i++) {
-		for (j = name_hash(k[i].name) & (nslots - 1); slot[j]; j = (j + 1) & (nslots - 1))
-			;
-		slot[j] = i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslots = nslots;
-	return 0;
-}
-
-static struct listed_kernel *table_get(struct kernel_table *t, const char *name)
-{
-	size_t j;
-
-	if (t->n == t->cap && table_grow(t) < 0)
-		return NULL;
-	for (j = name_hash(name) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1))
-		if (strcmp(t->k[t->slot[j] - 1].name, name) == 0)
-			return &t->k[t->slot[j] - 1];
-	memset(&t->k[t->n], 0, sizeof(t->k[0]));
-	t->k[t->n].name = coloc_arena_strndup(&t->arena, name, strlen(name));
-	if (!t->k[t->n].name)
-		return NULL;
-	t->slot[j] = t->n + 1;
-	return &t->k[t->n++];
-}
-
-static void table_release(struct kernel_table *t)
-{
-	coloc_arena_release(&t->arena);
-	free(t->k);
-	free(t->slot);
-}
-
-/* Kernels with SASS in one cubin. */
-static int list_cubin(struct kernel_table *t, const unsigned char *data, size_t len, int arch,
-		      struct coloc_diag *diag)
-{
-	struct coloc_arena arena;
-	struct coloc_cubin cubin;
-	size_t i;
-	int rc;
-
-	coloc_arena_init(&arena);
-	rc = coloc_cubin_read(&cubin, &arena, data, len, diag);
-	for (i = 0; rc == 0 && i < cubin.nkernels; i++) {
-		struct listed_kernel *k = table_get(t, cubin.kernels[i].name);
-
-		if (!k) {
-			coloc_error(diag, PTX_NOLOC, "out of memory");
-			rc = -1;
-			break;
-		}
-		k->sass |= (uint64_t)1 << arch;
-	}
-	coloc_arena_release(&arena);
-	return rc;
-}
-
 /* The entry's architecture index in `s`; -1 after a diagnostic when the set is full. */
-static int entry_arch(struct arch_set *s, const struct coloc_fatbin_entry *e,
+int entry_arch(struct arch_set *s, const struct coloc_fatbin_entry *e,
 		      struct coloc_diag *diag)
 {
 	int arch = arch_index(s, e);
@@ -222,127 +98,8 @@ static int entry_arch(struct arch_set *s, const struct coloc_fatbin_entry *e,
 	return arch;
 }
 
-/*
- * Kernels of one PTX module, and whether slice and ptb apply to each; `arch`
- * is the entry's, or -1 for a PTX file, whose .target gives it.
- */
-static int list_ptx(const struct options *o, struct kernel_table *t, const unsigned char *data,
-		    size_t len, int arch, const char *name)
-{
-	struct coloc_diag diag;
-	struct ptx_module *m;
-	struct pass_ctx pctx;
-	size_t i;
-	int rc = 0;
-
-	/* Positions in these messages are those of the file --extract-ptx writes. */
-	coloc_diag_init(&diag, name, stderr);
-	diag.max_errors = o->max_errors;
-	m = ptx_parse((const char *)data, len, name, &diag);
-	if (!m)
-		return -1;
-	if (arch < 0) {
-		const char *target = ptx_module_target(m);
-		struct coloc_target tg;
-		struct coloc_fatbin_entry e = {.kind = COLOC_FATBIN_PTX};
-
-		if (!target || !coloc_target_parse(target, &tg)) {
-			coloc_error(&diag, PTX_NOLOC, "the module's .target is %s%s%s, not an sm_XX "
-				    "architecture", target ? "'" : "", target ? target : "missing",
-				    target ? "'" : "");
-			ptx_module_free(m);
-			return -1;
-		}
-		e.sm = tg.sm;
-		e.variant = tg.variant;
-		arch = entry_arch(&t->archs, &e, &diag);
-		if (arch < 0) {
-			ptx_module_free(m);
-			return -1;
-		}
-	}
-	pass_ctx_init(&pctx, &diag);
-	if (pass_kernels_collect(m, &pctx) < 0)
-		rc = -1;
-	for (i = 0; rc == 0 && i < pctx.nkernels; i++) {
-		struct pass_kernel *pk = &pctx.kernels[i];
-		struct listed_kernel *k = table_get(t, pk->func->name->str);
-		static const enum pass_form forms[NFORMS] = {PASS_FORM_SLICE, PASS_FORM_PTB};
-		unsigned f;
-
-		if (!k) {
-			coloc_error(&diag, PTX_NOLOC, "out of memory");
-			rc = -1;
-			break;
-		}
-		pass_kernel_analyze(&pctx, pk);
-		k->ptx |= (uint64_t)1 << arch;
-		/* A form applies only if it applies to every PTX module that has the kernel. */
-		for (f = 0; f < NFORMS; f++) {
-			const char *why = pk->refused[forms[f]];
-
-			if (why && !k->refused[f])
-				k->refused[f] = coloc_arena_strndup(&t->arena, why, strlen(why));
-		}
-		k->analyzed = true;
-	}
-	pass_ctx_release(&pctx);
-	ptx_module_free(m);
-	return rc;
-}
-
-static int arch_compare(const struct coloc_fatbin_entry *a, const struct coloc_fatbin_entry *b)
-{
-	if (a->sm != b->sm)
-		return a->sm < b->sm ? -1 : 1;
-	return (a->variant > b->variant) - (a->variant < b->variant);
-}
-
-/* "sm_80,sm_90a" for the bits of `mask`, in architecture order; "-" for none. */
-static void arch_list(struct coloc_buf *b, const struct arch_set *s, uint64_t mask, bool virt)
-{
-	bool done[MAX_ARCHS] = {false};
-	unsigned i, k, printed = 0;
-
-	for (k = 0; k < s->n; k++) {
-		int best = -1;
-		char name[32];
-
-		for (i = 0; i < s->n; i++)
-			if (!done[i] && (mask >> i & 1) &&
-			    (best < 0 || arch_compare(&s->arch[i], &s->arch[best]) < 0))
-				best = (int)i;
-		if (best < 0)
-			break;
-		done[best] = true;
-		coloc_fatbin_arch_name(&s->arch[best], virt, name, sizeof(name));
-		coloc_buf_printf(b, "%s%s", printed++ ? "," : "", name);
-	}
-	if (!printed)
-		coloc_buf_putc(b, '-');
-}
-
-static void form_column(struct coloc_buf *b, const struct listed_kernel *k, unsigned f)
-{
-	const char *p;
-
-	if (!k->analyzed) {
-		coloc_buf_puts(b, "\t-");
-		return;
-	}
-	if (!k->refused[f]) {
-		coloc_buf_puts(b, "\tyes");
-		return;
-	}
-	coloc_buf_puts(b, "\tno (");
-	/* Columns are tab-separated, lines newline-separated: keep both out of reasons. */
-	for (p = k->refused[f]; *p; p++)
-		coloc_buf_putc(b, *p == '\t' || *p == '\n' ? ' ' : *p);
-	coloc_buf_putc(b, ')');
-}
-
 /* A PTX file rather than a binary: named .ptx (or on standard input), without a binary's magic. */
-static bool is_ptx_file(const char *input, const struct input_bytes *in)
+bool is_ptx_file(const char *input, const struct input_bytes *in)
 {
 	struct coloc_buf probe = {.data = (char *)in->data, .len = in->size};
 
@@ -360,7 +117,7 @@ static int binary_open(const char *input, struct input_bytes *in, struct coloc_f
 }
 
 /* Says which entry a diagnostic was about. */
-static void entry_note(struct coloc_diag *diag, const struct coloc_fatbin *fb,
+void entry_note(struct coloc_diag *diag, const struct coloc_fatbin *fb,
 		       const struct coloc_fatbin_entry *e)
 {
 	char arch[32];
@@ -374,7 +131,7 @@ static void entry_note(struct coloc_diag *diag, const struct coloc_fatbin *fb,
 }
 
 /* An entry's contents, with a note naming the entry when they cannot be had. */
-static int entry_read(const struct coloc_fatbin *fb, const struct coloc_fatbin_entry *e,
+int entry_read(const struct coloc_fatbin *fb, const struct coloc_fatbin_entry *e,
 		      struct coloc_buf *scratch, const unsigned char **data, size_t *len,
 		      struct coloc_diag *diag)
 {
@@ -382,86 +139,6 @@ static int entry_read(const struct coloc_fatbin *fb, const struct coloc_fatbin_e
 		return 0;
 	entry_note(diag, fb, e);
 	return -1;
-}
-
-static int list_file(const struct options *o, const char *input, struct coloc_buf *out)
-{
-	const char *name = strcmp(input, "-") == 0 ? "<stdin>" : input;
-	struct kernel_table t;
-	struct input_bytes in;
-	struct coloc_fatbin fb;
-	struct coloc_diag diag;
-	struct coloc_buf scratch, ptxname;
-	size_t i, nltoir = 0;
-	int rc;
-
-	memset(&t, 0, sizeof(t));
-	coloc_arena_init(&t.arena);
-	coloc_buf_init(&scratch);
-	coloc_buf_init(&ptxname);
-	coloc_diag_init(&diag, name, stderr);
-	diag.max_errors = o->max_errors;
-	coloc_fatbin_init(&fb);
-	if (input_load(input, &in) < 0) {
-		rc = 1;
-	} else if (is_ptx_file(input, &in)) {
-		rc = list_ptx(o, &t, in.data, in.size, -1, name) < 0;
-	} else {
-		rc = coloc_fatbin_read_image(&fb, in.data, in.size, &diag) < 0;
-	}
-	/* An entry that cannot be read is reported; the others are still listed. */
-	for (i = 0; i < fb.nentries && !coloc_diag_full(&diag); i++) {
-		const struct coloc_fatbin_entry *e = &fb.entries[i];
-		const unsigned char *data;
-		size_t len;
-		int arch, bad;
-
-		if (e->kind == COLOC_FATBIN_LTOIR)
-			nltoir++;
-		if (e->kind != COLOC_FATBIN_ELF && e->kind != COLOC_FATBIN_PTX)
-			continue;
-		arch = entry_arch(&t.archs, e, &diag);
-		if (arch < 0) {
-			rc = 1;
-			break;
-		}
-		if (entry_read(&fb, e, &scratch, &data, &len, &diag) < 0) {
-			rc = 1;
-			continue;
-		}
-		if (e->kind == COLOC_FATBIN_ELF) {
-			bad = list_cubin(&t, data, len, arch, &diag) < 0;
-			if (bad)
-				entry_note(&diag, &fb, e);
-		} else {
-			ptxname.len = 0;
-			ptx_file_name(&ptxname, input, &t.archs, e, arch);
-			bad = !coloc_buf_cstr(&ptxname) ||
-			      list_ptx(o, &t, data, len, arch, ptxname.data) < 0;
-		}
-		if (bad)
-			rc = 1;
-	}
-	if (nltoir)
-		coloc_note(&diag, PTX_NOLOC, "%zu LTO-IR entr%s not inspected", nltoir,
-			   nltoir == 1 ? "y is" : "ies are");
-	if (rc == 0 && t.n == 0 && fb.nentries)
-		coloc_warning(&diag, PTX_NOLOC, "the fatbin holds no kernels");
-	for (i = 0; i < t.n; i++) {
-		coloc_buf_printf(out, "%s\t%s\t", input, t.k[i].name);
-		arch_list(out, &t.archs, t.k[i].sass, false);
-		coloc_buf_putc(out, '\t');
-		arch_list(out, &t.archs, t.k[i].ptx, true);
-		form_column(out, &t.k[i], FORM_SLICE);
-		form_column(out, &t.k[i], FORM_PTB);
-		coloc_buf_putc(out, '\n');
-	}
-	coloc_fatbin_release(&fb);
-	input_unload(&in);
-	coloc_buf_release(&scratch);
-	coloc_buf_release(&ptxname);
-	table_release(&t);
-	return rc;
 }
 
 static int extract_file(const struct options *o, const char *input)
@@ -700,7 +377,6 @@ static int aot(const struct options *o)
 
 int binaries(const struct options *o)
 {
-	struct coloc_buf out;
 	unsigned i;
 	int status = 0;
 
@@ -718,25 +394,6 @@ int binaries(const struct options *o)
 				status = 1;
 		return status;
 	}
-	coloc_buf_init(&out);
-	coloc_buf_puts(&out, "# file\tkernel\tsass\tptx\tslice\tptb\n");
-	for (i = 0; i < o->ninputs; i++) {
-		if (list_file(o, o->inputs[i], &out))
-			status = 1;
-		/* Print as we go, so a long list shows progress; the file gets it whole. */
-		if (!o->output && out.len) {
-			if (write_output(NULL, &out) < 0)
-				status = 1;
-			out.len = 0;
-		}
-	}
-	if (out.failed) {
-		fprintf(stderr, "colocc: error: out of memory\n");
-		status = 1;
-	} else if (o->output && write_output(o->output, &out) < 0) {
-		status = 1;
-	}
-	coloc_buf_release(&out);
-	return status;
+	return list_files(o);
 }
 

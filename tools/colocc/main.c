@@ -67,7 +67,8 @@ static const char usage_text[] =
 	"                      colocc version.  Modules already in CACHE are not redone.\n"
 	"                      Refused transformations are counted, not errors (-v\n"
 	"                      shows them)\n"
-	"  -j N, --jobs=N      run up to N ptxas at once (default: one per CPU)\n"
+	"  -j N, --jobs=N      --aot: run up to N ptxas at once; --list: read entries\n"
+	"                      on N threads (default: one per CPU)\n"
 	"  --ptxas=PATH        the ptxas to use (default: $CUDA_HOME/bin, then the PATH,\n"
 	"                      then /usr/local/cuda/bin)\n"
 	"\n"
@@ -252,8 +253,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (o->mode != MODE_COMPILE && (o->passes || o->explain || o->manifest || o->verify))
 		return usage_error("%s", "--list, --extract-ptx and --aot take no --passes, "
 				   "--explain, --manifest or --verify");
-	if (o->mode != MODE_AOT && (o->jobs || o->ptxas))
-		return usage_error("%s", "-j and --ptxas go with --aot");
+	if (o->mode != MODE_AOT && o->mode != MODE_LIST && o->jobs)
+		return usage_error("%s", "-j goes with --list and --aot");
+	if (o->mode != MODE_AOT && o->ptxas)
+		return usage_error("%s", "--ptxas goes with --aot");
 	if (o->mode == MODE_EXTRACT_PTX && !o->output)
 		return usage_error("%s", "--extract-ptx needs '-o DIRECTORY'");
 	if (o->mode == MODE_AOT && !o->output)
