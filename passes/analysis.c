@@ -28,6 +28,7 @@
  * are either handled by the passes or refused with the reason.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,9 @@ struct callee {
 	bool barrier;     /* any bar/barrier at CTA level */
 	bool exits;
 	bool setmaxnreg;
+	/* Defined outside the module (-rdc, or a runtime library): its own name, or the
+	   name of the outside function it calls. */
+	const struct ptx_ident *external;
 	const char *why;  /* the first fact found, for messages */
 };
 
@@ -214,9 +218,35 @@ static void callee_scan_block(struct analysis *a, struct callee *c, const struct
 				c->barrier |= d->barrier;
 				c->exits |= d->exits;
 				c->setmaxnreg |= d->setmaxnreg;
+				if (!c->external)
+					c->external = d->external;
 			}
 		}
 	}
+}
+
+/*
+ * A function defined outside the module.  CUDA's device runtime provides
+ * some: printf, malloc, assert are leaves that neither read the block index
+ * nor synchronize; cudaCG* is the grid-wide synchronization that Numba
+ * calls for this_grid().sync().  Any other (a function of another -rdc
+ * translation unit, dynamic parallelism) cannot be checked.
+ */
+static void external_facts(struct callee *c)
+{
+	static const char *const leaves[] = {"vprintf", "malloc", "free", "__assertfail"};
+	const char *name = c->name->str;
+	size_t i;
+
+	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++)
+		if (strcmp(name, leaves[i]) == 0)
+			return;
+	if (strncmp(name, "cudaCG", 6) == 0) {
+		c->grid_sync = true;
+		c->why = "is CUDA's grid-wide synchronization";
+		return;
+	}
+	c->external = c->name;
 }
 
 /* Facts of the .func called `name` (NULL when it is not a function here). */
@@ -675,6 +705,20 @@ static void check_barrier(struct analysis *a, const struct ptx_stmt *s, unsigned
 		    in->opcode->str, in->nmods ? in->mods[0]->str : "", form);
 }
 
+/* What an outside function does is unknown: it may read the block index or wait on other blocks. */
+static void refuse_external(struct analysis *a, const struct ptx_stmt *s, const struct callee *c)
+{
+	char what[256];
+
+	if (c->external == c->name)
+		snprintf(what, sizeof(what), "callee '%s' is defined outside this module", c->name->str);
+	else
+		snprintf(what, sizeof(what), "callee '%s' calls '%s', defined outside this module",
+			 c->name->str, c->external->str);
+	refuse_blocked(a, s->loc, "%s (separate compilation, or the device runtime): whether it reads "
+		       "the block index or waits on other blocks cannot be checked", what);
+}
+
 static void scan_kernel_block(struct analysis *a, const struct ptx_block *b, unsigned depth)
 {
 	struct kernel_facts *kf = &a->k->facts;
@@ -755,6 +799,8 @@ static void scan_kernel_block(struct analysis *a, const struct ptx_block *b, uns
 			if (c->setmaxnreg)
 				pass_refuse(a->ctx, a->k, PASS_FORM_PTB, s->loc,
 					    "callee '%s' uses setmaxnreg", c->name->str);
+			if (c->external)
+				refuse_external(a, s, c);
 		}
 	}
 }
@@ -839,8 +885,10 @@ void pass_kernel_analyze(struct pass_ctx *ctx, struct pass_kernel *k)
 			c->name = s->u.func->name;
 			c->func = s->u.func;
 			/* A prototype without a body (extern, or defined later) counts only once defined. */
-			if (!s->u.func->has_body)
+			if (!s->u.func->has_body) {
 				c->done = true;
+				external_facts(c);
+			}
 		}
 		if (s->kind == PTX_STMT_DECL && s->u.decl->space->code == PTX_DIR_SHARED &&
 		    (s->u.decl->linkage & PTX_LINK_EXTERN) && s->u.decl->names &&

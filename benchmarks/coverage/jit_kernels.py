@@ -37,6 +37,10 @@ def attempt(kind, name, fn):
 
 # ---- Numba: compile_ptx needs no GPU; cc=(9, 0) as on the H100.
 def numba_kernels():
+    import numpy
+    if not hasattr(numpy, "row_stack"):
+        # numba-cuda still names this alias, which NumPy 2.4 removed.
+        numpy.row_stack = numpy.vstack
     from numba import cuda, float32, int32
 
     def saxpy(out, x, y, a):
@@ -145,20 +149,24 @@ def cupy_kernels():
     import cupy
     from cupy.cuda import compiler
 
-    seen = {"n": 0}
-    original = compiler.compile_using_nvrtc
+    # Every NVRTC compilation goes through _NVRTCProgram.compile, which
+    # returns the PTX (or a cubin, without CUPY_COMPILE_WITH_PTX).
+    seen = {"ptx": 0, "other": 0}
+    original = compiler._NVRTCProgram.compile
 
-    def capture(*args, **kwargs):
-        result = original(*args, **kwargs)
+    def capture(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
         text = result[0] if isinstance(result, tuple) else result
-        if isinstance(text, (bytes, bytearray)) and b".version" in text[:4096]:
-            text = bytes(text).decode(errors="replace")
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode(errors="replace") if b".version" in text[:4096] else None
         if isinstance(text, str) and ".version" in text[:4096]:
-            seen["n"] += 1
-            save("cupy", f"module{seen['n']:03d}", text)
+            seen["ptx"] += 1
+            save("cupy", f"module{seen['ptx']:03d}", text)
+        else:
+            seen["other"] += 1
         return result
 
-    compiler.compile_using_nvrtc = capture
+    compiler._NVRTCProgram.compile = capture
     x = cupy.random.rand(1 << 16, dtype=cupy.float32)
     y = cupy.random.rand(1 << 16, dtype=cupy.float32)
     m = cupy.random.rand(256, 256, dtype=cupy.float32)
@@ -178,7 +186,7 @@ def cupy_kernels():
         "elementwise_kernel": lambda: cupy.ElementwiseKernel(
             "float32 a, float32 b", "float32 c", "c = a > b ? a - b : b - a", "absdiff")(x, y),
         "reduction_kernel": lambda: cupy.ReductionKernel(
-            "float32 a", "float32 s", "a * a", "p + q", "s = sqrt(a)", "0", "l2")(x),
+            "float32 x", "float32 s", "x * x", "a + b", "s = sqrt(a)", "0", "l2")(x),
         "raw_kernel": lambda: cupy.RawKernel(r'''
 extern "C" __global__ void tile_sum(const float *x, float *out, int n) {
     __shared__ float buf[256];
@@ -194,8 +202,8 @@ extern "C" __global__ void tile_sum(const float *x, float *out, int n) {
     }
     for name, op in ops.items():
         attempt("cupy", name, lambda op=op: (op(), cupy.cuda.Device().synchronize()))
-    compiler.compile_using_nvrtc = original
-    print(f"jit_kernels: CuPy compiled {seen['n']} PTX modules")
+    compiler._NVRTCProgram.compile = original
+    print(f"jit_kernels: CuPy compiled {seen['ptx']} PTX modules ({seen['other']} other results)")
 
 
 # ---- Triton: the compiled kernel a launch returns carries its PTX.

@@ -82,7 +82,12 @@ def main():
         cu, rc = timings["cuobjdump:" + name][0]
         done = "" if rc == 0 else (" (killed at the time limit)" if rc == 124 else f" (exit {rc})")
         bound = ">" if rc == 124 else ""
-        print(f"| {name} | {cold:.2f} | {warm:.2f} | {cu:.1f}{done} | {bound}{cu / warm:.0f}× |")
+        print(f"| {name} | {cold:.2f} | {warm:.2f} | {cu:.1f}{done} | {bound}{cu / warm:.1f}× |")
+    extra = [(k, v) for k, v in timings.items() if k.startswith(("cuobjdump-elf:", "list-j1:"))]
+    if extra:
+        print("\nAlso measured (s): " + "; ".join(
+            f"`{k.split(':')[0]}` {k.split(':', 1)[1]}: {v[0][0]:.2f}" for k, v in sorted(extra)) +
+            " (`list-j1`: colocc --list -j 1; `cuobjdump-elf`: cuobjdump --list-elf)")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ptxas", default="ptxas")
     ap.add_argument("--arch", action="append", help="architectures (default sm_80, sm_90)")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="ptxas -c: relocatable code, for modules that call extern functions")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     wanted = args.arch or ["sm_80", "sm_90"]
@@ -45,7 +47,8 @@ def main():
         for path in args.files:
             for arch in archs_for(path, wanted):
                 out = os.path.join(tmp, "out.cubin")
-                r = subprocess.run([args.ptxas, f"-arch={arch}", path, "-o", out],
+                extra = ["-c"] if args.compile_only else []
+                r = subprocess.run([args.ptxas, f"-arch={arch}", *extra, path, "-o", out],
                                    capture_output=True, text=True)
                 if r.returncode != 0:
                     sys.stderr.write(f"ptxas -arch={arch} {path} failed:\n{r.stderr}")
