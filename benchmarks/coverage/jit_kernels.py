@@ -186,7 +186,7 @@ def cupy_kernels():
         "elementwise_kernel": lambda: cupy.ElementwiseKernel(
             "float32 a, float32 b", "float32 c", "c = a > b ? a - b : b - a", "absdiff")(x, y),
         "reduction_kernel": lambda: cupy.ReductionKernel(
-            "float32 x", "float32 s", "x * x", "a + b", "s = sqrt(a)", "0", "l2")(x),
+            "float32 x", "float32 y", "x * x", "a + b", "y = sqrt(a)", "0", "l2")(x),
         "raw_kernel": lambda: cupy.RawKernel(r'''
 extern "C" __global__ void tile_sum(const float *x, float *out, int n) {
     __shared__ float buf[256];
