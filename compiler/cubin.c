@@ -18,7 +18,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "elf.h"
+#include "coloc_elf.h"
 
 #define STO_CUDA_ENTRY 0x10u
 

@@ -1,10 +1,10 @@
 /*
- * ELF64 little-endian reader (see elf.h).  Only what colocc needs: the
+ * ELF64 little-endian reader (see coloc_elf.h).  Only what colocc needs: the
  * header, section headers with names, and symbols.  Program headers are
  * never read: fatbins are found by section, which also works for
  * relocatable objects.
  */
-#include "elf.h"
+#include "coloc_elf.h"
 
 #include <errno.h>
 #include <string.h>

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "elf.h"
+#include "coloc_elf.h"
 
 /* Container header. */
 #define FB_MAGIC 0x00       /* u32 0xBA55ED50 */

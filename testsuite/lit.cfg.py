@@ -32,6 +32,13 @@ config.substitutions.append(("%corpus-check",
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%nvcc", config.nvcc))
 config.substitutions.append(("%python", py))
+rt = os.path.join(config.colocc_obj_root, "testsuite", "runtime")
+config.substitutions.append(("%libcoloc", os.path.join(config.colocc_obj_root, "libcoloc.so")))
+config.substitutions.append(("%fakedir", os.path.join(rt, "fake")))
+config.substitutions.append(("%rt_app", os.path.join(rt, "coloc_rt_app")))
+config.substitutions.append(("%next_app", os.path.join(rt, "coloc_next_app")))
+config.substitutions.append(("%next_a", os.path.join(rt, "libcoloc_next_a.so")))
+config.substitutions.append(("%next_b", os.path.join(rt, "libcoloc_next_b.so")))
 
 
 def has_gpu():

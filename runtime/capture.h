@@ -1,0 +1,99 @@
+/*
+ * What libcoloc knows of the application's device code: modules (and
+ * libraries) with the PTX they were loaded from, their kernels, and the
+ * handles the application holds to them.
+ */
+#ifndef COLOC_CAPTURE_H
+#define COLOC_CAPTURE_H
+
+#include "buf.h"
+#include "coloc.h"
+
+enum coloc_variant_form { VARIANT_SLICE, VARIANT_PTB, VARIANT_FORMS };
+
+/* A kernel's variants loaded in one context. */
+struct coloc_kernel_fns {
+	struct coloc_kernel_fns *next;
+	CUcontext ctx;
+	CUfunction fn[VARIANT_FORMS]; /* NULL: not made, or not found in the loaded module */
+	unsigned attrs_applied;       /* attribute generation last applied to fn[] */
+};
+
+/* One .entry of a module, as the passes saw it. */
+struct coloc_kernel_info {
+	char *name;
+	unsigned nparams;
+	uint32_t *param_size; /* nparams each */
+	uint32_t *param_align;
+	char *variant[VARIANT_FORMS]; /* __coloc_<form>_<name>, or NULL */
+	char *refused[VARIANT_FORMS]; /* why not, when variant is NULL */
+	/* The parameters each variant takes after the original ones, by role. */
+#define COLOC_MAX_ADDED 8
+	struct coloc_added_param {
+		uint8_t role; /* enum pass_param_role */
+		uint8_t size, align;
+	} added[VARIANT_FORMS][COLOC_MAX_ADDED];
+	unsigned nadded[VARIANT_FORMS];
+	bool fallback_logged;         /* a fallback to the original was logged */
+	/* What the application set on the original, replayed on the variants. */
+	int attr[CU_FUNC_ATTRIBUTE_MAX];
+	uint32_t attr_set;            /* bit a: attr[a] was set */
+	int cache_config;
+	bool cache_config_set;
+	unsigned attrs_generation;    /* bumped at every change */
+	struct coloc_kernel_fns *fns;
+};
+
+enum coloc_module_state { MODULE_NEW, MODULE_READY, MODULE_FAILED };
+
+/* A module or library the application loaded. */
+struct coloc_module {
+	pthread_mutex_t lock; /* guards everything below but the PTX */
+	char *origin;         /* how it was loaded, for the log */
+	unsigned sm;          /* the device's architecture when loaded */
+	char *ptx;            /* the PTX for that device, NUL-terminated, or NULL */
+	size_t ptx_len;
+	char *options;        /* the fatbin entry's ptxas options, or NULL */
+	size_t options_len;
+	char *no_ptx;         /* why there is no PTX */
+	enum coloc_module_state state;
+	char *failed;         /* why the variants could not be made */
+	struct coloc_kernel_info *kernels;
+	size_t nkernels;
+	/* The transformed PTX and its manifest, for contexts still to load them. */
+	struct coloc_buf variant_ptx;
+	struct coloc_buf manifest;
+	/* Variant modules, per context. */
+	struct coloc_variant_module {
+		struct coloc_variant_module *next;
+		CUcontext ctx;
+		CUmodule module; /* NULL: loading failed in this context */
+	} *loaded;
+	unsigned refs;        /* handles that name it */
+};
+
+/* What a handle the application holds refers to. */
+enum coloc_handle_kind { HANDLE_MODULE, HANDLE_LIBRARY, HANDLE_FUNCTION, HANDLE_KERNEL };
+
+/*
+ * The module and kernel name a CUfunction or CUkernel handle refers to;
+ * takes a reference on the module (coloc_module_put).  NULL when colocc
+ * did not see it loaded.
+ */
+struct coloc_module *coloc_capture_kernel(const void *handle, char **name);
+void coloc_module_put(struct coloc_module *m);
+/* The kernel of a transformed module, by name; NULL when the module has none. */
+struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char *name);
+
+/* ---- variants.c */
+
+/*
+ * Makes the module's variants usable in the current context (transforming,
+ * compiling or reading the cache on first use) and returns the kernel's
+ * functions there, with the application's attributes applied; NULL after
+ * a log line when the kernel cannot run in another form.
+ */
+struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *name,
+					    struct coloc_kernel_info **info);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * libcoloc's internal interface: the runtime's state, the hook table that
+ * hooks.def generates, and what each part offers the others.
+ *
+ *   interpose.c  dlsym and cuGetProcAddress: who gets colocc's functions
+ *   hooks.c      the exported wrappers generated from hooks.def
+ *   config.c     the environment, the log and the statistics
+ *   capture.c    modules, libraries and links as the application loads them
+ *   variants.c   transformed variants: the in-process compiler and the cache
+ *   launch.c     what a launch does, per role and form
+ */
+#ifndef COLOC_RUNTIME_H
+#define COLOC_RUNTIME_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_abi.h"
+
+#define COLOC_EXPORT __attribute__((visibility("default")))
+#define COLOC_UNPAREN(...) __VA_ARGS__
+/* POSIX lets function and object pointers convert (dlsym needs it); ISO C does not. */
+#define COLOC_CAST(type, p) (__extension__(type)(p))
+
+/*
+ * The newest CUDA version whose ABIs hooks.def was written against.  A
+ * program asking cuGetProcAddress for a newer version gets colocc's hook
+ * only if the driver answers with the same function as for this version.
+ */
+#define COLOC_HOOKS_CUDA_VERSION 13000
+
+enum coloc_stream_flavor { STREAM_NONE, STREAM_LEGACY, STREAM_PTDS };
+
+/* One slot per hooked entry point, then one per driver function colocc calls. */
+enum coloc_slot {
+#define HOOK(sym, api, since, flavor, params, args) SLOT_##sym,
+#define DRIVER(sym, params)
+#include "hooks.def"
+#undef HOOK
+#undef DRIVER
+	SLOT_HOOKS, /* the number of hooks, and the first DRIVER slot */
+	SLOT_BEFORE_DRIVER = SLOT_HOOKS - 1,
+#define HOOK(sym, api, since, flavor, params, args)
+#define DRIVER(sym, params) SLOT_##sym,
+#include "hooks.def"
+#undef HOOK
+#undef DRIVER
+	SLOT_COUNT
+};
+
+#define HOOK(sym, api, since, flavor, params, args) typedef CUresult (*sym##_fn) params;
+#define DRIVER(sym, params) typedef CUresult (*sym##_fn) params;
+#include "hooks.def"
+#undef HOOK
+#undef DRIVER
+
+/* The handlers; the wrapper in hooks.c passes the real function first. */
+#define HOOK(sym, api, since, flavor, params, args) \
+	CUresult hook_##sym(sym##_fn real, COLOC_UNPAREN params);
+#define DRIVER(sym, params)
+#include "hooks.def"
+#undef HOOK
+#undef DRIVER
+
+struct coloc_slot_info {
+	const char *symbol;
+	const char *api;
+	int since;
+	enum coloc_stream_flavor flavor;
+	void *hook; /* colocc's exported function; NULL for DRIVER entries */
+};
+
+extern const struct coloc_slot_info coloc_slots[SLOT_COUNT];
+
+/* ---- interpose.c */
+
+/* The driver's function for a slot, resolved from libcuda.so.1 on first use. */
+void *coloc_real(enum coloc_slot slot);
+/* Records the driver's function for a slot when none is known yet. */
+void coloc_real_offer(enum coloc_slot slot, void *fn);
+/* Looks a symbol up in the driver library, bypassing colocc. */
+void *coloc_driver_symbol(const char *symbol);
+#define REAL(sym) COLOC_CAST(sym##_fn, coloc_real(SLOT_##sym))
+
+/* ---- config.c: the environment, the log, the statistics */
+
+enum coloc_role {
+	COLOC_ROLE_NONE,        /* colocc is off: everything passes through */
+	COLOC_ROLE_LATENCY,
+	COLOC_ROLE_BEST_EFFORT,
+};
+
+enum coloc_log_level { COLOC_LOG_ERROR, COLOC_LOG_WARN, COLOC_LOG_INFO, COLOC_LOG_DEBUG };
+
+/* How best-effort launches run, until the scheduler chooses (COLOC_FORM). */
+enum coloc_form_choice {
+	COLOC_FORM_AUTO,     /* ptb where made, else slice, else the original */
+	COLOC_FORM_ORIGINAL,
+	COLOC_FORM_SLICE,
+	COLOC_FORM_PTB,
+};
+
+struct coloc_config {
+	bool disabled;          /* COLOC_DISABLE=1, or a configuration error */
+	enum coloc_role role;
+	enum coloc_log_level log_level;
+	int log_fd;
+	char cache_dir[4096];   /* COLOC_CACHE_DIR, default ~/.cache/coloc */
+	char aot_dirs[4096];    /* COLOC_AOT_CACHE: colon-separated, read only */
+	char stats_file[4096];  /* COLOC_STATS_FILE: JSON written at exit */
+	enum coloc_form_choice form;
+	unsigned slices;        /* COLOC_FORM=slice:N; 0: one slice per wave of the device */
+	unsigned workers;       /* COLOC_FORM=ptb:W; 0: as many as fit at once */
+};
+
+extern struct coloc_config coloc_cfg;
+
+/* True when a hook should only forward: colocc off, or a call from colocc itself. */
+bool coloc_bypass(void);
+/* Marks the calling thread as inside colocc (nested hooks forward). */
+void coloc_enter(void);
+void coloc_leave(void);
+
+void coloc_log(enum coloc_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define coloc_log_on(level) ((level) <= coloc_cfg.log_level)
+
+/* Statistics: counters, and refusal reasons with their counts. */
+enum coloc_stat {
+	STAT_MODULES,           /* modules and libraries seen */
+	STAT_MODULES_PTX,       /* of which with PTX for the device */
+	STAT_KERNELS,           /* kernels seen (first launch or lookup) */
+	STAT_KERNELS_SLICE,     /* kernels with a sliced variant */
+	STAT_KERNELS_PTB,       /* kernels with a persistent variant */
+	STAT_VARIANTS_COMPILED, /* modules transformed and compiled here */
+	STAT_VARIANTS_CACHED,   /* modules found in the JIT cache */
+	STAT_VARIANTS_AOT,      /* modules found in an AOT cache */
+	STAT_VARIANTS_FAILED,   /* modules whose variants could not be made */
+	STAT_LAUNCH_ORIGINAL,
+	STAT_LAUNCH_SLICE,
+	STAT_LAUNCH_PTB,
+	STAT_LAUNCH_FALLBACK,   /* best-effort launches that fell back to the original */
+	STAT_COUNT
+};
+
+void coloc_stat_add(enum coloc_stat s, uint64_t n);
+/* Counts one kernel (or launch) refused a preemptible form, by reason. */
+void coloc_stat_refusal(const char *reason);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * The environment, the log and the statistics.
+ *
+ *   COLOC_DISABLE=1          everything passes straight to the driver
+ *   COLOC_ROLE=latency|best-effort
+ *   COLOC_LOG=error|warn|info|debug    (default warn), COLOC_LOG_FILE=PATH
+ *   COLOC_CACHE_DIR=DIR      compiled variants (default ~/.cache/coloc)
+ *   COLOC_AOT_CACHE=DIR:...  caches written by colocc --aot, read only
+ *   COLOC_FORM=auto|original|slice[:N]|ptb[:W]   best-effort launches
+ *   COLOC_STATS_FILE=PATH    statistics as JSON at exit
+ *
+ * A configuration error turns colocc off and says why: a program must
+ * never fail because of colocc's settings.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coloc.h"
+
+struct coloc_config coloc_cfg = { .log_level = COLOC_LOG_WARN, .log_fd = 2 };
+
+static __thread int depth;
+
+bool coloc_bypass(void)
+{
+	return coloc_cfg.disabled || coloc_cfg.role == COLOC_ROLE_NONE || depth > 0;
+}
+
+void coloc_enter(void)
+{
+	depth++;
+}
+
+void coloc_leave(void)
+{
+	depth--;
+}
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+void coloc_log(enum coloc_log_level level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	if (!coloc_log_on(level))
+		return;
+	n = snprintf(line, sizeof(line), "colocc[%ld]: %s: ", (long)getpid(), level_names[level]);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* One write per line: lines of several threads and processes do not mix. */
+	if (write(coloc_cfg.log_fd, line, (size_t)n) < 0) {
+		/* Nowhere left to say it. */
+	}
+}
+
+/* ---- statistics */
+
+static uint64_t stats[STAT_COUNT];
+
+#define MAX_REASONS 64
+static struct {
+	pthread_mutex_t lock; /* guards reasons and nreasons */
+	struct {
+		char *text;
+		uint64_t count;
+	} reasons[MAX_REASONS];
+	unsigned nreasons;
+	uint64_t other; /* refusals past MAX_REASONS distinct reasons */
+} refusals = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const char *const stat_names[STAT_COUNT] = {
+	[STAT_MODULES] = "modules",
+	[STAT_MODULES_PTX] = "modules_with_ptx",
+	[STAT_KERNELS] = "kernels",
+	[STAT_KERNELS_SLICE] = "kernels_sliced",
+	[STAT_KERNELS_PTB] = "kernels_persistent",
+	[STAT_VARIANTS_COMPILED] = "variants_compiled",
+	[STAT_VARIANTS_CACHED] = "variants_from_cache",
+	[STAT_VARIANTS_AOT] = "variants_from_aot_cache",
+	[STAT_VARIANTS_FAILED] = "variants_failed",
+	[STAT_LAUNCH_ORIGINAL] = "launches_original",
+	[STAT_LAUNCH_SLICE] = "launches_sliced",
+	[STAT_LAUNCH_PTB] = "launches_persistent",
+	[STAT_LAUNCH_FALLBACK] = "launches_fallback",
+};
+
+void coloc_stat_add(enum coloc_stat s, uint64_t n)
+{
+	__atomic_fetch_add(&stats[s], n, __ATOMIC_RELAXED);
+}
+
+void coloc_stat_refusal(const char *reason)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&refusals.lock);
+	for (i = 0; i < refusals.nreasons; i++)
+		if (strcmp(refusals.reasons[i].text, reason) == 0)
+			break;
+	if (i == refusals.nreasons && i < MAX_REASONS) {
+		refusals.reasons[i].text = strdup(reason);
+		if (refusals.reasons[i].text)
+			refusals.nreasons++;
+	}
+	if (i < refusals.nreasons)
+		refusals.reasons[i].count++;
+	else
+		refusals.other++;
+	pthread_mutex_unlock(&refusals.lock);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void stats_write(void)
+{
+	FILE *f;
+
+	if (!coloc_cfg.stats_file[0])
+		return;
+	f = fopen(coloc_cfg.stats_file, "w");
+	if (!f) {
+		coloc_log(COLOC_LOG_ERROR, "cannot write statistics to '%s': %s",
+			  coloc_cfg.stats_file, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\n  \"pid\": %ld,\n  \"role\": \"%s\"", (long)getpid(),
+		coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" :
+		coloc_cfg.role == COLOC_ROLE_BEST_EFFORT ? "best-effort" : "none");
+	for (int i = 0; i < STAT_COUNT; i++)
+		fprintf(f, ",\n  \"%s\": %" PRIu64, stat_names[i],
+			__atomic_load_n(&stats[i], __ATOMIC_RELAXED));
+	fprintf(f, ",\n  \"refusals\": {");
+	pthread_mutex_lock(&refusals.lock);
+	for (unsigned i = 0; i < refusals.nreasons; i++) {
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_string(f, refusals.reasons[i].text);
+		fprintf(f, ": %" PRIu64, refusals.reasons[i].count);
+	}
+	if (refusals.other)
+		fprintf(f, "%s\n    \"(other reasons)\": %" PRIu64, refusals.nreasons ? "," : "",
+			refusals.other);
+	pthread_mutex_unlock(&refusals.lock);
+	fprintf(f, "\n  }\n}\n");
+	if (fclose(f) != 0)
+		coloc_log(COLOC_LOG_ERROR, "cannot write statistics to '%s'", coloc_cfg.stats_file);
+}
+
+/* ---- the environment */
+
+static void copy_path(char *dst, size_t size, const char *src, const char *var)
+{
+	if (strlen(src) >= size) {
+		coloc_log(COLOC_LOG_ERROR, "%s is longer than %zu bytes; colocc is off", var, size - 1);
+		coloc_cfg.disabled = true;
+		return;
+	}
+	strcpy(dst, src);
+}
+
+static void read_form(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum coloc_form_choice form;
+	} forms[] = { { "auto", COLOC_FORM_AUTO }, { "original", COLOC_FORM_ORIGINAL },
+		      { "slice", COLOC_FORM_SLICE }, { "ptb", COLOC_FORM_PTB } };
+	size_t n = strcspn(s, ":");
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		unsigned long count = 0;
+		char *end;
+
+		if (strlen(forms[i].name) != n || strncmp(s, forms[i].name, n) != 0)
+			continue;
+		if (s[n] == ':') {
+			errno = 0;
+			count = strtoul(s + n + 1, &end, 10);
+			if (forms[i].form != COLOC_FORM_SLICE && forms[i].form != COLOC_FORM_PTB)
+				break;
+			if (errno || *end || end == s + n + 1 || count == 0 || count > 1u << 30)
+				break;
+		}
+		coloc_cfg.form = forms[i].form;
+		if (forms[i].form == COLOC_FORM_SLICE)
+			coloc_cfg.slices = (unsigned)count;
+		else if (forms[i].form == COLOC_FORM_PTB)
+			coloc_cfg.workers = (unsigned)count;
+		return;
+	}
+	coloc_log(COLOC_LOG_ERROR,
+		  "COLOC_FORM='%s' is not one of auto, original, slice[:N], ptb[:W]; colocc is off",
+		  s);
+	coloc_cfg.disabled = true;
+}
+
+__attribute__((constructor)) static void coloc_init(void)
+{
+	const char *s;
+
+	s = getenv("COLOC_LOG_FILE");
+	if (s && *s) {
+		int fd = open(s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			coloc_cfg.log_fd = fd;
+		else
+			coloc_log(COLOC_LOG_ERROR, "cannot open COLOC_LOG_FILE '%s': %s", s,
+				  strerror(errno));
+	}
+	s = getenv("COLOC_LOG");
+	if (s && *s) {
+		int i;
+
+		for (i = 0; i <= COLOC_LOG_DEBUG; i++)
+			if (strcmp(s, level_names[i]) == 0 || (i == COLOC_LOG_WARN && !strcmp(s, "warn")))
+				break;
+		if (i <= COLOC_LOG_DEBUG)
+			coloc_cfg.log_level = (enum coloc_log_level)i;
+		else
+			coloc_log(COLOC_LOG_ERROR,
+				  "COLOC_LOG='%s' is not one of error, warn, info, debug; using warn", s);
+	}
+	s = getenv("COLOC_DISABLE");
+	if (s && *s && strcmp(s, "0") != 0) {
+		coloc_cfg.disabled = true;
+		coloc_log(COLOC_LOG_INFO, "COLOC_DISABLE is set: colocc is off");
+		return;
+	}
+	s = getenv("COLOC_ROLE");
+	if (!s || !*s) {
+		coloc_log(COLOC_LOG_WARN, "COLOC_ROLE is not set (latency or best-effort): colocc "
+			  "passes every call through");
+	} else if (strcmp(s, "latency") == 0) {
+		coloc_cfg.role = COLOC_ROLE_LATENCY;
+	} else if (strcmp(s, "best-effort") == 0) {
+		coloc_cfg.role = COLOC_ROLE_BEST_EFFORT;
+	} else {
+		coloc_log(COLOC_LOG_ERROR,
+			  "COLOC_ROLE='%s' is not latency or best-effort; colocc is off", s);
+		coloc_cfg.disabled = true;
+		return;
+	}
+	s = getenv("COLOC_CACHE_DIR");
+	if (s && *s) {
+		copy_path(coloc_cfg.cache_dir, sizeof(coloc_cfg.cache_dir), s, "COLOC_CACHE_DIR");
+	} else {
+		const char *home = getenv("XDG_CACHE_HOME");
+
+		if (home && *home)
+			snprintf(coloc_cfg.cache_dir, sizeof(coloc_cfg.cache_dir), "%s/coloc", home);
+		else if ((home = getenv("HOME")) && *home)
+			snprintf(coloc_cfg.cache_dir, sizeof(coloc_cfg.cache_dir), "%s/.cache/coloc",
+				 home);
+	}
+	s = getenv("COLOC_AOT_CACHE");
+	if (s && *s)
+		copy_path(coloc_cfg.aot_dirs, sizeof(coloc_cfg.aot_dirs), s, "COLOC_AOT_CACHE");
+	s = getenv("COLOC_STATS_FILE");
+	if (s && *s)
+		copy_path(coloc_cfg.stats_file, sizeof(coloc_cfg.stats_file), s, "COLOC_STATS_FILE");
+	s = getenv("COLOC_FORM");
+	if (s && *s)
+		read_form(s);
+	if (!coloc_cfg.disabled && coloc_cfg.role != COLOC_ROLE_NONE)
+		coloc_log(COLOC_LOG_INFO, "role %s, cache %s",
+			  coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" : "best-effort",
+			  coloc_cfg.cache_dir[0] ? coloc_cfg.cache_dir : "(none: HOME is not set)");
+}
+
+__attribute__((destructor)) static void coloc_fini(void)
+{
+	if (coloc_cfg.disabled || coloc_cfg.role == COLOC_ROLE_NONE)
+		return;
+	if (coloc_log_on(COLOC_LOG_INFO))
+		coloc_log(COLOC_LOG_INFO,
+			  "%" PRIu64 " kernels: %" PRIu64 " sliced, %" PRIu64 " persistent; "
+			  "launches: %" PRIu64 " original, %" PRIu64 " sliced, %" PRIu64
+			  " persistent, %" PRIu64 " fell back",
+			  stats[STAT_KERNELS], stats[STAT_KERNELS_SLICE], stats[STAT_KERNELS_PTB],
+			  stats[STAT_LAUNCH_ORIGINAL], stats[STAT_LAUNCH_SLICE],
+			  stats[STAT_LAUNCH_PTB], stats[STAT_LAUNCH_FALLBACK]);
+	stats_write();
+}

@@ -1,0 +1,447 @@
+/*
+ * Launches.
+ *
+ * A latency tenant's launches go to the driver at once, untouched.  A
+ * best-effort launch runs in a preemptible form when its kernel has one:
+ *
+ *   ptb    W persistent workers (as many as fit on the device at once, or
+ *          COLOC_FORM=ptb:W) on the application's stream, after a 4-byte
+ *          memset that zeroes the launch's control block there.
+ *   slice  the grid cut into slices (one wave of the device each, or
+ *          COLOC_FORM=slice:N; runtime/plan.c), launched one after another
+ *          on the application's stream.
+ *
+ * Everything goes onto the application's own stream, in order, so stream
+ * order, events and every synchronization call mean what they meant
+ * (docs/runtime-design.md).  Cooperative and cluster launches, launches
+ * during stream capture (a graph would replay one control block forever),
+ * and kernels colocc did not capture or could not transform run original;
+ * each fallback is counted and its reason logged once per kernel.
+ *
+ * The scheduler that stops persistent workers and holds slices while the
+ * latency tenant is busy is not here yet (issue 4); today a best-effort
+ * launch runs its preemptible form to completion.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "pass.h"
+#include "plan.h"
+
+/* Control blocks of persistent launches: a ring of 8-byte slots per context. */
+#define CONTROL_SLOTS 65536
+
+struct control_pool {
+	struct control_pool *next;
+	CUcontext ctx;
+	CUdeviceptr base;
+	uint32_t next_slot;
+};
+
+static struct {
+	pthread_mutex_t lock; /* guards the list and next_slot */
+	struct control_pool *list;
+} controls = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* One launch as the application asked for it. */
+struct launch {
+	CUfunction fn;
+	struct coloc_dim3 grid, block;
+	unsigned shmem;
+	CUstream stream;
+	void **params;
+	void **extra;
+	const CUlaunchConfig *config; /* cuLaunchKernelEx, else NULL */
+	enum coloc_stream_flavor flavor;
+	void *real;                   /* the driver's launch function */
+};
+
+static CUresult launch_original(const struct launch *l)
+{
+	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	if (l->config)
+		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
+	return COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x,
+					    l->block.y, l->block.z, l->shmem, l->stream,
+					    l->params, l->extra);
+}
+
+static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, const char *name,
+			 const char *why)
+{
+	coloc_stat_add(STAT_LAUNCH_FALLBACK, 1);
+	if (!k || !k->fallback_logged)
+		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
+	if (k)
+		k->fallback_logged = true;
+	return launch_original(l);
+}
+
+static CUresult launch_variant(const struct launch *l, CUfunction fn, struct coloc_dim3 grid,
+			       void **params)
+{
+	if (l->config) {
+		CUlaunchConfig c = *l->config;
+
+		c.gridDimX = grid.x;
+		c.gridDimY = grid.y;
+		c.gridDimZ = grid.z;
+		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(&c, fn, params, NULL);
+	}
+	return COLOC_CAST(cuLaunchKernel_fn, l->real)(fn, grid.x, grid.y, grid.z, l->block.x, l->block.y,
+					    l->block.z, l->shmem, l->stream, params, NULL);
+}
+
+/*
+ * The variant's parameters: the application's, then the added ones.  With
+ * `extra`, the packed buffer is unpacked by the kernel's own layout so that
+ * both ways of passing parameters become one.
+ */
+struct params {
+	void *ptr[256 + COLOC_MAX_ADDED];
+	uint64_t added[COLOC_MAX_ADDED];
+	unsigned n;
+};
+
+static int params_build(struct params *p, const struct launch *l,
+			const struct coloc_kernel_info *k, const char **why)
+{
+	if (k->nparams > 256) {
+		*why = "more than 256 parameters";
+		return -1;
+	}
+	if (l->params) {
+		memcpy(p->ptr, l->params, k->nparams * sizeof(void *));
+	} else if (l->extra) {
+		char *buf = NULL;
+		size_t size = 0, off = 0;
+
+		for (void **e = l->extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
+			if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+				buf = e[1];
+			else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+				size = *(size_t *)e[1];
+			else {
+				*why = "the launch passes an `extra` option colocc does not know";
+				return -1;
+			}
+		}
+		for (unsigned i = 0; i < k->nparams; i++) {
+			off = (off + k->param_align[i] - 1) / k->param_align[i] * k->param_align[i];
+			if (!buf || off + k->param_size[i] > size) {
+				*why = "its packed parameter buffer is smaller than the kernel's parameters";
+				return -1;
+			}
+			p->ptr[i] = buf + off;
+			off += k->param_size[i];
+		}
+	} else if (k->nparams) {
+		*why = "the launch gives no parameters";
+		return -1;
+	}
+	p->n = k->nparams;
+	return 0;
+}
+
+static void params_add(struct params *p, const struct coloc_kernel_info *k, int form,
+		       struct coloc_dim3 grid, struct coloc_dim3 offset, CUdeviceptr control)
+{
+	for (unsigned i = 0; i < k->nadded[form]; i++) {
+		uint64_t v = 0;
+
+		switch (k->added[form][i].role) {
+		case PASS_PARAM_GRID_X: v = grid.x; break;
+		case PASS_PARAM_GRID_Y: v = grid.y; break;
+		case PASS_PARAM_GRID_Z: v = grid.z; break;
+		case PASS_PARAM_OFFSET_X: v = offset.x; break;
+		case PASS_PARAM_OFFSET_Y: v = offset.y; break;
+		case PASS_PARAM_OFFSET_Z: v = offset.z; break;
+		case PASS_PARAM_CONTROL: v = control; break;
+		}
+		/* Little-endian: a u32 parameter reads the low half of the slot. */
+		p->added[i] = v;
+		p->ptr[k->nparams + i] = &p->added[i];
+	}
+	p->n = k->nparams + k->nadded[form];
+}
+
+/* Blocks of `fn` the whole device runs at once with this block shape. */
+static unsigned device_wave(CUfunction fn, const struct launch *l)
+{
+	CUdevice dev;
+	int sms = 0, per_sm = 0;
+	unsigned threads = l->block.x * l->block.y * l->block.z;
+
+	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS ||
+	    REAL(cuDeviceGetAttribute)(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) ||
+	    REAL(cuOccupancyMaxActiveBlocksPerMultiprocessor)(&per_sm, fn, (int)threads,
+								l->shmem) != CUDA_SUCCESS)
+		return 0;
+	return sms > 0 && per_sm > 0 ? (unsigned)sms * (unsigned)per_sm : 0;
+}
+
+static CUdeviceptr control_take(void)
+{
+	struct control_pool *p;
+	CUcontext ctx = NULL;
+	CUdeviceptr slot = 0;
+
+	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+		return 0;
+	pthread_mutex_lock(&controls.lock);
+	for (p = controls.list; p && p->ctx != ctx; p = p->next)
+		;
+	if (!p && (p = calloc(1, sizeof(*p)))) {
+		p->ctx = ctx;
+		if (REAL(cuMemAlloc_v2)(&p->base, CONTROL_SLOTS * 8) != CUDA_SUCCESS) {
+			free(p);
+			p = NULL;
+		} else {
+			p->next = controls.list;
+			controls.list = p;
+		}
+	}
+	if (p) {
+		slot = p->base + (CUdeviceptr)(p->next_slot % CONTROL_SLOTS) * 8;
+		p->next_slot++;
+	}
+	pthread_mutex_unlock(&controls.lock);
+	return slot;
+}
+
+static uint64_t blocks_of(struct coloc_dim3 g)
+{
+	return (uint64_t)g.x * g.y * g.z;
+}
+
+static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUfunction fn,
+			const char **why)
+{
+	struct params p;
+	CUdeviceptr control;
+	unsigned workers = coloc_cfg.workers;
+	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
+	CUresult rc;
+
+	if (params_build(&p, l, k, why) < 0)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!workers)
+		workers = device_wave(fn, l);
+	if (!workers) {
+		*why = "the device's occupancy for its persistent form is unknown";
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if (workers > blocks_of(l->grid))
+		workers = (unsigned)blocks_of(l->grid);
+	control = control_take();
+	if (!control) {
+		*why = "no device memory for a control block";
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	rc = l->flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(control, 0, 2, l->stream) :
+					REAL(cuMemsetD32Async)(control, 0, 2, l->stream);
+	if (rc != CUDA_SUCCESS) {
+		*why = "its control block could not be cleared";
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	params_add(&p, k, VARIANT_PTB, l->grid, none, control);
+	wgrid.x = workers;
+	wgrid.y = wgrid.z = 1;
+	rc = launch_variant(l, fn, wgrid, p.ptr);
+	if (rc != CUDA_SUCCESS) {
+		*why = "the driver refused its persistent form";
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	coloc_stat_add(STAT_LAUNCH_PTB, 1);
+	return rc;
+}
+
+static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, CUfunction fn,
+			   const char **why)
+{
+	struct coloc_slice few[64], *plan = few;
+	struct params p;
+	uint64_t wanted = coloc_cfg.slices, n;
+	CUresult rc = CUDA_SUCCESS;
+
+	if (params_build(&p, l, k, why) < 0)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!wanted) {
+		unsigned wave = device_wave(fn, l);
+
+		wanted = wave ? (blocks_of(l->grid) + wave - 1) / wave : 1;
+	}
+	n = coloc_slice_plan(l->grid, wanted, NULL, 0);
+	if (n > sizeof(few) / sizeof(few[0]) && !(plan = malloc(n * sizeof(*plan)))) {
+		*why = "out of memory planning its slices";
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	coloc_slice_plan(l->grid, wanted, plan, n);
+	for (uint64_t i = 0; i < n && rc == CUDA_SUCCESS; i++) {
+		params_add(&p, k, VARIANT_SLICE, l->grid, plan[i].offset, 0);
+		rc = launch_variant(l, fn, plan[i].grid, p.ptr);
+		/* Nothing ran yet: the original can still take its place. */
+		if (rc != CUDA_SUCCESS && i == 0) {
+			*why = "the driver refused its first slice";
+			rc = CUDA_ERROR_NOT_SUPPORTED;
+		}
+	}
+	if (plan != few)
+		free(plan);
+	if (rc == CUDA_SUCCESS)
+		coloc_stat_add(STAT_LAUNCH_SLICE, 1);
+	return rc;
+}
+
+static bool capturing_stream(const struct launch *l)
+{
+	int status = 0;
+	CUresult rc = l->flavor == STREAM_PTDS ? REAL(cuStreamIsCapturing_ptsz)(l->stream, &status) :
+						 REAL(cuStreamIsCapturing)(l->stream, &status);
+
+	return rc != CUDA_SUCCESS || status != 0;
+}
+
+static CUresult launch_best_effort(const struct launch *l)
+{
+	struct coloc_module *m;
+	struct coloc_kernel_info *k = NULL;
+	struct coloc_kernel_fns *fns;
+	const char *why = NULL;
+	char *name = NULL;
+	CUresult rc;
+	int form = -1;
+
+	if (coloc_cfg.form == COLOC_FORM_ORIGINAL)
+		return launch_original(l);
+	m = coloc_capture_kernel(l->fn, &name);
+	if (!m)
+		return fallback(l, NULL, NULL, "colocc did not see its module loaded");
+	if (!m->ptx) {
+		rc = fallback(l, NULL, name, m->no_ptx ? m->no_ptx : "no PTX");
+		goto out;
+	}
+	if (l->config) {
+		for (unsigned i = 0; i < l->config->numAttrs; i++) {
+			const CUlaunchAttribute *a = &l->config->attrs[i];
+
+			if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative)
+				why = "a cooperative launch";
+			else if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+				why = "a cluster launch";
+		}
+	}
+	if (!why && capturing_stream(l))
+		why = "its stream is being captured into a graph";
+	fns = why ? NULL : coloc_variants_for(m, name, &k);
+	if (!why && !fns)
+		why = !k ? (m->failed ? m->failed : "the kernel is not in its module's PTX") :
+		      k->refused[VARIANT_PTB] ? k->refused[VARIANT_PTB] : "its variants are missing";
+	if (fns) {
+		bool ptb = fns->fn[VARIANT_PTB] && coloc_cfg.form != COLOC_FORM_SLICE;
+		bool slice = fns->fn[VARIANT_SLICE] && coloc_cfg.form != COLOC_FORM_PTB;
+
+		form = ptb ? VARIANT_PTB : slice ? VARIANT_SLICE : -1;
+		if (form < 0)
+			why = coloc_cfg.form == COLOC_FORM_SLICE ? k->refused[VARIANT_SLICE] :
+								   k->refused[VARIANT_PTB];
+	}
+	if (form < 0) {
+		rc = fallback(l, k, name, why ? why : "no preemptible form");
+		goto out;
+	}
+	rc = form == VARIANT_PTB ? run_ptb(l, k, fns->fn[form], &why) :
+				   run_sliced(l, k, fns->fn[form], &why);
+	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */
+	if (rc == CUDA_ERROR_NOT_SUPPORTED)
+		rc = fallback(l, k, name, why ? why : "its variant could not be launched");
+out:
+	coloc_module_put(m);
+	free(name);
+	return rc;
+}
+
+static CUresult launch(const struct launch *l)
+{
+	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+		return launch_best_effort(l);
+	return launch_original(l);
+}
+
+static CUresult launch_plain(void *real, enum coloc_stream_flavor flavor, CUfunction fn,
+			     unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+			     unsigned bz, unsigned shmem, CUstream stream, void **params,
+			     void **extra)
+{
+	struct launch l = {
+		.fn = fn, .grid = { gx, gy, gz }, .block = { bx, by, bz }, .shmem = shmem,
+		.stream = stream, .params = params, .extra = extra, .flavor = flavor, .real = real,
+	};
+
+	return launch(&l);
+}
+
+static CUresult launch_ex(void *real, enum coloc_stream_flavor flavor,
+			  const CUlaunchConfig *c, CUfunction fn, void **params, void **extra)
+{
+	struct launch l = {
+		.fn = fn, .grid = { c->gridDimX, c->gridDimY, c->gridDimZ },
+		.block = { c->blockDimX, c->blockDimY, c->blockDimZ }, .shmem = c->sharedMemBytes,
+		.stream = c->hStream, .params = params, .extra = extra, .config = c,
+		.flavor = flavor, .real = real,
+	};
+
+	return launch(&l);
+}
+
+CUresult hook_cuLaunchKernel(cuLaunchKernel_fn real, CUfunction fn, unsigned gx, unsigned gy,
+			     unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+			     CUstream stream, void **params, void **extra)
+{
+	return launch_plain(COLOC_CAST(void *, real), STREAM_LEGACY, fn, gx, gy, gz, bx, by, bz, shmem, stream,
+			    params, extra);
+}
+
+CUresult hook_cuLaunchKernel_ptsz(cuLaunchKernel_ptsz_fn real, CUfunction fn, unsigned gx,
+				  unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+				  unsigned shmem, CUstream stream, void **params, void **extra)
+{
+	return launch_plain(COLOC_CAST(void *, real), STREAM_PTDS, fn, gx, gy, gz, bx, by, bz, shmem, stream,
+			    params, extra);
+}
+
+CUresult hook_cuLaunchKernelEx(cuLaunchKernelEx_fn real, const CUlaunchConfig *config,
+			       CUfunction fn, void **params, void **extra)
+{
+	if (!config)
+		return real(config, fn, params, extra);
+	return launch_ex(COLOC_CAST(void *, real), STREAM_LEGACY, config, fn, params, extra);
+}
+
+CUresult hook_cuLaunchKernelEx_ptsz(cuLaunchKernelEx_ptsz_fn real, const CUlaunchConfig *config,
+				    CUfunction fn, void **params, void **extra)
+{
+	if (!config)
+		return real(config, fn, params, extra);
+	return launch_ex(COLOC_CAST(void *, real), STREAM_PTDS, config, fn, params, extra);
+}
+
+/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
+CUresult hook_cuLaunchCooperativeKernel(cuLaunchCooperativeKernel_fn real, CUfunction fn,
+					unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+					unsigned by, unsigned bz, unsigned shmem, CUstream stream,
+					void **params)
+{
+	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
+}
+
+CUresult hook_cuLaunchCooperativeKernel_ptsz(cuLaunchCooperativeKernel_ptsz_fn real,
+					     CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
+					     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+					     CUstream stream, void **params)
+{
+	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
+}

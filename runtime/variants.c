@@ -1,0 +1,443 @@
+/*
+ * Variants: a captured module's kernels in their sliced and persistent
+ * forms, made once per module and loaded once per context.
+ *
+ * On the first best-effort launch of one of its kernels, the module's PTX
+ * goes through the in-process compiler (parse, slice, unisync, ptb: the
+ * same pipeline as `colocc --aot`), which also says, kernel by kernel, why
+ * a form was refused.  The transformed module is then found compiled in a
+ * cache or compiled by the driver:
+ *
+ *   1. each COLOC_AOT_CACHE directory, as `colocc --aot` wrote it;
+ *   2. COLOC_CACHE_DIR (default ~/.cache/coloc), which libcoloc fills;
+ *   3. otherwise the driver's linker (cuLinkAddData of the PTX,
+ *      cuLinkComplete) compiles it, and the cubin goes into COLOC_CACHE_DIR
+ *      in the layout `colocc --aot` uses, so either tool reads the other's.
+ *
+ * Keys are those of compiler/cache.c, computed from the PTX exactly as the
+ * application gave it; a device of compute capability 9.0 looks for sm_90a
+ * and then sm_90 entries.  The passes run again on a cache hit (they take
+ * milliseconds; compiling takes seconds), which also gives the kernels'
+ * parameter layouts.
+ *
+ * Anything that fails leaves the module's kernels running original, with
+ * the reason in the log and the statistics.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cache.h"
+#include "capture.h"
+#include "coloc/version.h"
+#include "diag.h"
+#include "pass.h"
+#include "ptx.h"
+
+static const enum pass_form pass_forms[VARIANT_FORMS] = {
+	[VARIANT_SLICE] = PASS_FORM_SLICE,
+	[VARIANT_PTB] = PASS_FORM_PTB,
+};
+
+static void fail(struct coloc_module *m, const char *fmt, const char *arg)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), fmt, arg);
+	m->state = MODULE_FAILED;
+	free(m->failed);
+	m->failed = strdup(buf);
+	coloc_stat_add(STAT_VARIANTS_FAILED, 1);
+	coloc_log(COLOC_LOG_WARN, "%s: its kernels run original: %s", m->origin, buf);
+}
+
+static void diag_to_log(void *ctx, enum coloc_diag_level level, const char *line)
+{
+	(void)ctx;
+	coloc_log(level == COLOC_DIAG_ERROR ? COLOC_LOG_WARN : COLOC_LOG_DEBUG, "%s", line);
+}
+
+static int kernel_info_fill(struct coloc_kernel_info *ki, const struct pass_kernel *k)
+{
+	const struct ptx_decl *d;
+	unsigned n = 0;
+
+	ki->name = strdup(k->func->name->str);
+	for (d = k->func->params; d; d = d->next)
+		n++;
+	ki->nparams = n;
+	ki->param_size = calloc(n + 1, sizeof(uint32_t));
+	ki->param_align = calloc(n + 1, sizeof(uint32_t));
+	if (!ki->name || !ki->param_size || !ki->param_align)
+		return -ENOMEM;
+	n = 0;
+	for (d = k->func->params; d; d = d->next, n++) {
+		ki->param_size[n] = pass_param_size(d, &ki->param_align[n]);
+		if (!ki->param_align[n])
+			ki->param_align[n] = 1;
+	}
+	for (int f = 0; f < VARIANT_FORMS; f++) {
+		const struct ptx_stmt *v = k->variant[pass_forms[f]];
+		const char *why = k->refused[pass_forms[f]];
+
+		if (v && k->nadded[pass_forms[f]] > COLOC_MAX_ADDED) {
+			ki->refused[f] = strdup("the variant takes more parameters than the runtime knows");
+		} else if (v) {
+			ki->variant[f] = strdup(v->u.func->name->str);
+			ki->nadded[f] = k->nadded[pass_forms[f]];
+			for (unsigned i = 0; i < ki->nadded[f]; i++) {
+				const struct pass_param *pp = &k->added[pass_forms[f]][i];
+
+				ki->added[f][i].role = (uint8_t)pp->role;
+				ki->added[f][i].size = (uint8_t)pp->size;
+				ki->added[f][i].align = (uint8_t)pp->align;
+			}
+		}
+		else
+			ki->refused[f] = strdup(why ? why : "not transformed");
+		if (!ki->variant[f] && !ki->refused[f])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Parses and transforms the module's PTX; fills m->kernels. */
+static int transform(struct coloc_module *m)
+{
+	struct coloc_diag diag;
+	struct pass_ctx pctx;
+	struct ptx_module *pm;
+	int rc = -1;
+
+	coloc_diag_init(&diag, m->origin, NULL);
+	diag.emit = diag_to_log;
+	pass_ctx_init(&pctx, &diag);
+	pctx.verify_each = 0;
+	pm = ptx_parse(m->ptx, m->ptx_len, m->origin, &diag);
+	if (!pm) {
+		fail(m, "colocc could not parse its PTX%s (COLOC_LOG=debug shows why)", "");
+		goto out;
+	}
+	if (pass_pipeline_run(pm, "slice,unisync,ptb", &pctx) < 0 || diag.nerrors) {
+		fail(m, "the passes failed on it%s (COLOC_LOG=debug shows why)", "");
+		goto out;
+	}
+	m->kernels = calloc(pctx.nkernels + 1, sizeof(*m->kernels));
+	if (!m->kernels)
+		goto oom;
+	m->nkernels = pctx.nkernels;
+	for (size_t i = 0; i < pctx.nkernels; i++) {
+		struct coloc_kernel_info *ki = &m->kernels[i];
+
+		if (kernel_info_fill(ki, &pctx.kernels[i]) < 0)
+			goto oom;
+		coloc_stat_add(STAT_KERNELS, 1);
+		coloc_stat_add(STAT_KERNELS_SLICE, ki->variant[VARIANT_SLICE] != NULL);
+		coloc_stat_add(STAT_KERNELS_PTB, ki->variant[VARIANT_PTB] != NULL);
+		for (int f = 0; f < VARIANT_FORMS; f++)
+			if (ki->refused[f]) {
+				char why[600];
+
+				snprintf(why, sizeof(why), "%s: %s", f == VARIANT_SLICE ? "slice" : "ptb",
+					 ki->refused[f]);
+				coloc_stat_refusal(why);
+				coloc_log(COLOC_LOG_INFO, "kernel '%s': no %s form: %s", ki->name,
+					  f == VARIANT_SLICE ? "sliced" : "persistent", ki->refused[f]);
+			}
+	}
+	if (ptx_module_print(pm, &m->variant_ptx) < 0 ||
+	    pass_manifest_write(&pctx, "module.ptx", &m->manifest) < 0)
+		goto oom;
+	rc = 0;
+	goto out;
+oom:
+	fail(m, "out of memory transforming it%s", "");
+out:
+	pass_ctx_release(&pctx);
+	ptx_module_free(pm);
+	return rc;
+}
+
+/* ---- the cache */
+
+static int read_file(const char *path, struct coloc_buf *out)
+{
+	coloc_buf_init(out);
+	if (coloc_buf_read_file(out, path) < 0) {
+		coloc_buf_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+static void key_for(const struct coloc_module *m, char variant, char key[65])
+{
+	struct coloc_target t = { .sm = m->sm, .variant = variant };
+
+	coloc_cache_key(&t, m->options, m->options_len, m->ptx, m->ptx_len, key);
+}
+
+/* The cubin of the module in the caches, and which cache it came from. */
+static int cache_find(const struct coloc_module *m, struct coloc_buf *cubin, enum coloc_stat *from)
+{
+	char variants[2] = { m->sm >= 90 ? 'a' : 0, 0 };
+	int nvariants = m->sm >= 90 ? 2 : 1;
+	char key[65], path[8192];
+
+	for (int v = 0; v < nvariants; v++) {
+		const char *dirs = coloc_cfg.aot_dirs;
+
+		key_for(m, variants[v], key);
+		while (*dirs) {
+			size_t n = strcspn(dirs, ":");
+
+			snprintf(path, sizeof(path), "%.*s/%s/module.cubin", (int)n, dirs, key);
+			if (n && read_file(path, cubin) == 0) {
+				*from = STAT_VARIANTS_AOT;
+				coloc_log(COLOC_LOG_DEBUG, "%s: variants from %s", m->origin, path);
+				return 0;
+			}
+			dirs += n + (dirs[n] == ':');
+		}
+		if (coloc_cfg.cache_dir[0]) {
+			snprintf(path, sizeof(path), "%s/%s/module.cubin", coloc_cfg.cache_dir, key);
+			if (read_file(path, cubin) == 0) {
+				*from = STAT_VARIANTS_CACHED;
+				coloc_log(COLOC_LOG_DEBUG, "%s: variants from %s", m->origin, path);
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+static int mkdirs(const char *dir)
+{
+	char path[4096];
+
+	if (strlen(dir) >= sizeof(path))
+		return -1;
+	strcpy(path, dir);
+	for (char *p = path + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0777) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(path, 0777) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char path[8192 + 64];
+	int fd;
+	ssize_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	for (size_t done = 0; done < len; done += (size_t)n) {
+		n = write(fd, (const char *)data + done, len - done);
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	return close(fd);
+}
+
+static void remove_dir(const char *dir)
+{
+	static const char *const files[] = { "module.ptx", "module.cubin", "manifest.json",
+					     "key.txt" };
+	char path[8192 + 64];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/* Stores a compiled module under its key; another process may win the race. */
+static void cache_store(const struct coloc_module *m, const void *cubin, size_t size)
+{
+	char key[65], tmp[8192], final[8192];
+	struct coloc_buf keytxt;
+
+	if (!coloc_cfg.cache_dir[0])
+		return;
+	key_for(m, m->sm >= 90 ? 'a' : 0, key);
+	if (mkdirs(coloc_cfg.cache_dir) < 0) {
+		coloc_log(COLOC_LOG_WARN, "cannot create the cache directory '%s': %s",
+			  coloc_cfg.cache_dir, strerror(errno));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-%ld-%lx", coloc_cfg.cache_dir, key, (long)getpid(),
+		 (unsigned long)pthread_self());
+	snprintf(final, sizeof(final), "%s/%s", coloc_cfg.cache_dir, key);
+	coloc_buf_init(&keytxt);
+	coloc_buf_printf(&keytxt,
+			 "format %d\ncolocc %s\ntarget sm_%u%s\nptxas_options %s\nsource %s\n"
+			 "ptx_bytes %zu\nkey %s\ncompiled_by driver\n",
+			 COLOC_CACHE_FORMAT, COLOC_VERSION, m->sm, m->sm >= 90 ? "a" : "",
+			 m->options ? m->options : "", m->origin, m->ptx_len, key);
+	if (mkdir(tmp, 0777) < 0 || write_file(tmp, "module.ptx", m->variant_ptx.data, m->variant_ptx.len) < 0 ||
+	    write_file(tmp, "manifest.json", m->manifest.data, m->manifest.len) < 0 ||
+	    write_file(tmp, "key.txt", keytxt.data, keytxt.len) < 0 ||
+	    write_file(tmp, "module.cubin", cubin, size) < 0) {
+		coloc_log(COLOC_LOG_WARN, "cannot write the cache entry '%s': %s", tmp,
+			  strerror(errno));
+		remove_dir(tmp);
+	} else if (rename(tmp, final) < 0) {
+		/* Already there: written by another process since we looked. */
+		remove_dir(tmp);
+	}
+	coloc_buf_release(&keytxt);
+}
+
+/* Compiles the transformed PTX with the driver's linker. */
+static int compile(struct coloc_module *m, struct coloc_buf *cubin)
+{
+	char log[4096] = "";
+	CUjit_option opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *vals[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	CUlinkState state = NULL;
+	void *out = NULL;
+	size_t size = 0;
+	CUresult rc;
+
+	rc = REAL(cuLinkCreate_v2)(2, opts, vals, &state);
+	if (rc == CUDA_SUCCESS)
+		rc = REAL(cuLinkAddData_v2)(state, CU_JIT_INPUT_PTX, m->variant_ptx.data,
+					    m->variant_ptx.len + 1,
+					    "colocc-variants.ptx", 0, NULL, NULL);
+	if (rc == CUDA_SUCCESS)
+		rc = REAL(cuLinkComplete)(state, &out, &size);
+	if (rc == CUDA_SUCCESS) {
+		coloc_buf_init(cubin);
+		coloc_buf_put(cubin, out, size);
+	}
+	if (state)
+		REAL(cuLinkDestroy)(state);
+	if (rc != CUDA_SUCCESS) {
+		char why[600];
+
+		log[sizeof(log) - 1] = '\0';
+		log[strcspn(log, "\n")] = '\0';
+		snprintf(why, sizeof(why), "the driver could not compile its variants (error %d%s%.400s)",
+			 rc, log[0] ? ": " : "", log);
+		fail(m, "%s", why);
+		return -1;
+	}
+	return cubin->failed ? -1 : 0;
+}
+
+/* Loads the module's variants into `ctx` (once). */
+static struct coloc_variant_module *load_in(struct coloc_module *m, CUcontext ctx)
+{
+	struct coloc_variant_module *v;
+	struct coloc_buf cubin;
+	enum coloc_stat from = STAT_VARIANTS_COMPILED;
+	CUresult rc;
+
+	for (v = m->loaded; v; v = v->next)
+		if (v->ctx == ctx)
+			return v;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->ctx = ctx;
+	if (cache_find(m, &cubin, &from) < 0) {
+		if (compile(m, &cubin) < 0) {
+			free(v);
+			return NULL;
+		}
+		cache_store(m, cubin.data, cubin.len);
+	}
+	rc = REAL(cuModuleLoadData)(&v->module, cubin.data);
+	coloc_buf_release(&cubin);
+	if (rc != CUDA_SUCCESS) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "%d", rc);
+		fail(m, "the driver could not load its compiled variants (error %s)", why);
+		free(v);
+		return NULL;
+	}
+	coloc_stat_add(from, 1);
+	v->next = m->loaded;
+	m->loaded = v;
+	return v;
+}
+
+static void apply_attrs(struct coloc_kernel_info *k, struct coloc_kernel_fns *f)
+{
+	if (f->attrs_applied == k->attrs_generation)
+		return;
+	for (int i = 0; i < VARIANT_FORMS; i++) {
+		if (!f->fn[i])
+			continue;
+		for (int a = 0; a < CU_FUNC_ATTRIBUTE_MAX; a++)
+			if (k->attr_set & (1u << a) &&
+			    REAL(cuFuncSetAttribute)(f->fn[i], a, k->attr[a]) != CUDA_SUCCESS)
+				coloc_log(COLOC_LOG_WARN, "kernel '%s': attribute %d could not be set "
+					  "on its %s form", k->name, a, k->variant[i]);
+		if (k->cache_config_set)
+			REAL(cuFuncSetCacheConfig)(f->fn[i], k->cache_config);
+	}
+	f->attrs_applied = k->attrs_generation;
+}
+
+struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *name,
+					    struct coloc_kernel_info **info)
+{
+	struct coloc_variant_module *v = NULL;
+	struct coloc_kernel_info *k;
+	struct coloc_kernel_fns *f = NULL;
+	CUcontext ctx = NULL;
+
+	*info = NULL;
+	if (!m->ptx)
+		return NULL;
+	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	if (m->state == MODULE_NEW && transform(m) == 0)
+		m->state = MODULE_READY;
+	k = m->state == MODULE_READY ? coloc_module_kernel(m, name) : NULL;
+	*info = k;
+	if (!k || (!k->variant[VARIANT_SLICE] && !k->variant[VARIANT_PTB]))
+		goto out;
+	for (f = k->fns; f && f->ctx != ctx; f = f->next)
+		;
+	if (!f) {
+		v = load_in(m, ctx);
+		if (!v)
+			goto out;
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			goto out;
+		f->ctx = ctx;
+		for (int i = 0; i < VARIANT_FORMS; i++)
+			if (k->variant[i] &&
+			    REAL(cuModuleGetFunction)(&f->fn[i], v->module, k->variant[i]) != CUDA_SUCCESS)
+				coloc_log(COLOC_LOG_WARN, "kernel '%s': its %s form is missing from the "
+					  "compiled variants", k->name, k->variant[i]);
+		f->attrs_applied = (unsigned)-1;
+		f->next = k->fns;
+		k->fns = f;
+	}
+	apply_attrs(k, f);
+out:
+	pthread_mutex_unlock(&m->lock);
+	return f;
+}

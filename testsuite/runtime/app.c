@@ -1,0 +1,352 @@
+/*
+ * A driver-API program for the runtime tests: it loads a module, looks a
+ * kernel up and launches it, reaching the driver through the door the test
+ * names, as real programs do:
+ *
+ *   --via=linked       calls the functions it was linked against
+ *   --via=dlsym        dlopen("libcuda.so.1") and dlsym, by exported name
+ *   --via=getproc      dlsym("cuGetProcAddress_v2") then every function
+ *                      through it, as the CUDA runtime does
+ *   --via=getproc-v1   the same through the CUDA 11.3 cuGetProcAddress
+ *   --ptds             per-thread default stream flavours (getproc only)
+ *
+ *   --load=data|dataex|fatbin|file|library|libfile|link
+ *   --launch=plain|ex|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
+ *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
+ *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
+ *
+ * It prints one line per step; the fake driver's log says what reached it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_abi.h"
+
+/* field, exported symbol, API name for cuGetProcAddress, CUDA version, has a _ptsz flavour */
+#define APP_API(X)                                                                     \
+	X(init, cuInit, "cuInit", 2000, 0, (unsigned))                                 \
+	X(module_load, cuModuleLoad, "cuModuleLoad", 2000, 0, (CUmodule *, const char *)) \
+	X(module_load_data, cuModuleLoadData, "cuModuleLoadData", 2000, 0,             \
+	  (CUmodule *, const void *))                                                    \
+	X(module_load_data_ex, cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, 0,      \
+	  (CUmodule *, const void *, unsigned, CUjit_option *, void **))                 \
+	X(module_load_fatbin, cuModuleLoadFatBinary, "cuModuleLoadFatBinary", 2000, 0, \
+	  (CUmodule *, const void *))                                                    \
+	X(module_get_function, cuModuleGetFunction, "cuModuleGetFunction", 2000, 0,    \
+	  (CUfunction *, CUmodule, const char *))                                        \
+	X(module_unload, cuModuleUnload, "cuModuleUnload", 2000, 0, (CUmodule))        \
+	X(library_load_data, cuLibraryLoadData, "cuLibraryLoadData", 12000, 0,         \
+	  (CUlibrary *, const void *, CUjit_option *, void **, unsigned, CUlibraryOption *, \
+	   void **, unsigned))                                                           \
+	X(library_load_file, cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, 0, \
+	  (CUlibrary *, const char *, CUjit_option *, void **, unsigned, CUlibraryOption *, \
+	   void **, unsigned))                                                           \
+	X(library_get_kernel, cuLibraryGetKernel, "cuLibraryGetKernel", 12000, 0,      \
+	  (CUkernel *, CUlibrary, const char *))                                         \
+	X(kernel_get_function, cuKernelGetFunction, "cuKernelGetFunction", 12000, 0,   \
+	  (CUfunction *, CUkernel))                                                      \
+	X(link_create, cuLinkCreate_v2, "cuLinkCreate", 6050, 0,                       \
+	  (unsigned, CUjit_option *, void **, CUlinkState *))                            \
+	X(link_add_data, cuLinkAddData_v2, "cuLinkAddData", 6050, 0,                   \
+	  (CUlinkState, CUjitInputType, void *, size_t, const char *, unsigned,          \
+	   CUjit_option *, void **))                                                     \
+	X(link_complete, cuLinkComplete, "cuLinkComplete", 5050, 0,                    \
+	  (CUlinkState, void **, size_t *))                                              \
+	X(link_destroy, cuLinkDestroy, "cuLinkDestroy", 5050, 0, (CUlinkState))        \
+	X(func_set_attribute, cuFuncSetAttribute, "cuFuncSetAttribute", 9000, 0,       \
+	  (CUfunction, CUfunction_attribute, int))                                       \
+	X(mem_alloc, cuMemAlloc_v2, "cuMemAlloc", 3020, 0, (CUdeviceptr *, size_t))    \
+	X(launch, cuLaunchKernel, "cuLaunchKernel", 4000, 1,                           \
+	  (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,      \
+	   unsigned, CUstream, void **, void **))                                        \
+	X(launch_ex, cuLaunchKernelEx, "cuLaunchKernelEx", 11060, 1,                   \
+	  (const CUlaunchConfig *, CUfunction, void **, void **))                        \
+	X(launch_coop, cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000, 1, \
+	  (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,      \
+	   unsigned, CUstream, void **))                                                 \
+	X(stream_sync, cuStreamSynchronize, "cuStreamSynchronize", 2000, 1, (CUstream))
+
+#define X(field, sym, api, version, ptds, params) CUresult (*field) params;
+static struct {
+	APP_API(X)
+} cu;
+#undef X
+
+typedef CUresult (*getproc_v2_fn)(const char *, void **, int, cuuint64_t,
+				  CUdriverProcAddressQueryResult *);
+typedef CUresult (*getproc_v1_fn)(const char *, void **, int, cuuint64_t);
+
+/* Declared for --via=linked; the test links the fake libcuda.so.1. */
+#define X(field, sym, api, version, ptds, params) CUresult sym params;
+APP_API(X)
+#undef X
+
+static void die(const char *what, CUresult rc)
+{
+	printf("app: %s failed: %d\n", what, rc);
+	exit(1);
+}
+
+static void *getproc;
+static int getproc_v1;
+
+static void *ask(const char *api, int version, cuuint64_t flags, int *status)
+{
+	void *fn = NULL;
+	CUresult rc;
+
+	*status = -1;
+	if (getproc_v1) {
+		rc = (__extension__(getproc_v1_fn)getproc)(api, &fn, version, flags);
+	} else {
+		CUdriverProcAddressQueryResult s = -1;
+
+		rc = (__extension__(getproc_v2_fn)getproc)(api, &fn, version, flags, &s);
+		*status = s;
+	}
+	return rc == CUDA_SUCCESS ? fn : NULL;
+}
+
+static void bind(const char *via, int ptds)
+{
+	void *h = NULL;
+	int status;
+
+	if (strcmp(via, "linked") == 0) {
+		/* The linked symbols, as the dynamic linker bound them. */
+#define X(field, sym, api, version, pt, params) cu.field = sym;
+		APP_API(X)
+#undef X
+		return;
+	}
+	h = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!h) {
+		printf("app: dlopen libcuda.so.1: %s\n", dlerror());
+		exit(1);
+	}
+	if (strcmp(via, "dlsym") == 0) {
+#define X(field, sym, api, version, pt, params) \
+	*(void **)&cu.field = dlsym(h, pt && ptds ? #sym "_ptsz" : #sym);
+		APP_API(X)
+#undef X
+		return;
+	}
+	getproc_v1 = strcmp(via, "getproc-v1") == 0;
+	getproc = dlsym(h, getproc_v1 ? "cuGetProcAddress" : "cuGetProcAddress_v2");
+	if (!getproc) {
+		printf("app: no cuGetProcAddress\n");
+		exit(1);
+	}
+#define X(field, sym, api, version, pt, params) \
+	*(void **)&cu.field = ask(api, 13000, ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0, &status);
+	APP_API(X)
+#undef X
+}
+
+/* Who answers: libcoloc (the hook) or the driver, and under which name. */
+static void probe(const char *spec)
+{
+	char api[128];
+	int version, status;
+	unsigned long long flags;
+	void *fn;
+	Dl_info info;
+
+	if (sscanf(spec, "%127[^:]:%d:%llu", api, &version, &flags) != 3) {
+		printf("app: bad --probe '%s'\n", spec);
+		exit(2);
+	}
+	fn = ask(api, version, flags, &status);
+	if (!fn) {
+		printf("probe %s %d %llu -> none (status %d)\n", api, version, flags, status);
+		return;
+	}
+	if (!dladdr(fn, &info) || !info.dli_fname) {
+		printf("probe %s %d %llu -> unknown\n", api, version, flags);
+		return;
+	}
+	printf("probe %s %d %llu -> %s:%s\n", api, version, flags,
+	       strstr(info.dli_fname, "libcoloc") ? "colocc" : "driver",
+	       info.dli_sname ? info.dli_sname : "?");
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *data;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		printf("app: cannot read %s\n", path);
+		exit(1);
+	}
+	data = calloc(1, (size_t)n + 1);
+	if (!data || fread(data, 1, (size_t)n, f) != (size_t)n) {
+		printf("app: cannot read %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+	*size = (size_t)n;
+	return data;
+}
+
+static void dims(const char *s, unsigned d[3])
+{
+	d[0] = d[1] = d[2] = 1;
+	if (sscanf(s, "%u,%u,%u", &d[0], &d[1], &d[2]) < 1) {
+		printf("app: bad dimensions '%s'\n", s);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
+	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
+	int ptds = 0, repeat = 1, nprobes = 0;
+	const char *probes[32];
+	CUmodule mod = NULL;
+	CUfunction fn = NULL;
+	CUdeviceptr buf = 0;
+	CUresult rc;
+	size_t size;
+	void *data;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strncmp(a, "--via=", 6))
+			via = a + 6;
+		else if (!strcmp(a, "--ptds"))
+			ptds = 1;
+		else if (!strncmp(a, "--load=", 7))
+			load = a + 7;
+		else if (!strncmp(a, "--launch=", 9))
+			how = a + 9;
+		else if (!strncmp(a, "--kernel=", 9))
+			kernel = a + 9;
+		else if (!strncmp(a, "--grid=", 7))
+			dims(a + 7, grid);
+		else if (!strncmp(a, "--block=", 8))
+			dims(a + 8, block);
+		else if (!strncmp(a, "--shmem=", 8))
+			shmem = (unsigned)atoi(a + 8);
+		else if (!strncmp(a, "--attr-shmem=", 13))
+			attr_shmem = (unsigned)atoi(a + 13);
+		else if (!strncmp(a, "--repeat=", 9))
+			repeat = atoi(a + 9);
+		else if (!strncmp(a, "--probe=", 8) && nprobes < 32)
+			probes[nprobes++] = a + 8;
+		else if (a[0] != '-')
+			image = a;
+		else {
+			printf("app: unknown option %s\n", a);
+			return 2;
+		}
+	}
+	bind(via, ptds);
+	if ((rc = cu.init(0)) != CUDA_SUCCESS)
+		die("cuInit", rc);
+	for (int i = 0; i < nprobes; i++)
+		probe(probes[i]);
+	if (!image)
+		return 0;
+
+	data = read_file(image, &size);
+	if (!strcmp(load, "file")) {
+		rc = cu.module_load(&mod, image);
+	} else if (!strcmp(load, "data")) {
+		rc = cu.module_load_data(&mod, data);
+	} else if (!strcmp(load, "dataex")) {
+		rc = cu.module_load_data_ex(&mod, data, 0, NULL, NULL);
+	} else if (!strcmp(load, "fatbin")) {
+		rc = cu.module_load_fatbin(&mod, data);
+	} else if (!strcmp(load, "library") || !strcmp(load, "libfile")) {
+		CUlibrary lib;
+		CUkernel k;
+
+		rc = !strcmp(load, "library") ?
+			     cu.library_load_data(&lib, data, NULL, NULL, 0, NULL, NULL, 0) :
+			     cu.library_load_file(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
+		if (rc != CUDA_SUCCESS)
+			die("library load", rc);
+		if ((rc = cu.library_get_kernel(&k, lib, kernel)) != CUDA_SUCCESS)
+			die("cuLibraryGetKernel", rc);
+		/* Half the launches by CUkernel, as the CUDA runtime does. */
+		fn = (CUfunction)k;
+		if (!strcmp(how, "plain") && repeat > 1 &&
+		    (rc = cu.kernel_get_function(&fn, k)) != CUDA_SUCCESS)
+			die("cuKernelGetFunction", rc);
+	} else if (!strcmp(load, "link")) {
+		CUlinkState st;
+		void *cubin;
+		size_t n;
+
+		if ((rc = cu.link_create(0, NULL, NULL, &st)) != CUDA_SUCCESS)
+			die("cuLinkCreate", rc);
+		if ((rc = cu.link_add_data(st, CU_JIT_INPUT_PTX, data, size + 1, "app.ptx", 0, NULL,
+					   NULL)) != CUDA_SUCCESS)
+			die("cuLinkAddData", rc);
+		if ((rc = cu.link_complete(st, &cubin, &n)) != CUDA_SUCCESS)
+			die("cuLinkComplete", rc);
+		rc = cu.module_load_data(&mod, cubin);
+		cu.link_destroy(st);
+	} else {
+		printf("app: unknown --load=%s\n", load);
+		return 2;
+	}
+	if (rc != CUDA_SUCCESS)
+		die("module load", rc);
+	if (mod && (rc = cu.module_get_function(&fn, mod, kernel)) != CUDA_SUCCESS)
+		die("cuModuleGetFunction", rc);
+	if (attr_shmem && (rc = cu.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						      (int)attr_shmem)) != CUDA_SUCCESS)
+		die("cuFuncSetAttribute", rc);
+	if ((rc = cu.mem_alloc(&buf, 4096)) != CUDA_SUCCESS)
+		die("cuMemAlloc", rc);
+
+	for (int r = 0; r < repeat; r++) {
+		unsigned n = 1000;
+		float factor = 2.0f;
+		void *params[] = { &buf, &n, &factor };
+		struct {
+			uint64_t p;
+			uint32_t n;
+			float f;
+		} packed = { buf, n, factor };
+		size_t psize = sizeof(packed);
+		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+				  &psize, CU_LAUNCH_PARAM_END };
+		CUlaunchConfig c = { grid[0], grid[1], grid[2], block[0], block[1], block[2],
+				     shmem, NULL, NULL, 0 };
+
+		if (!strcmp(how, "plain"))
+			rc = cu.launch(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+				       shmem, NULL, params, NULL);
+		else if (!strcmp(how, "extra"))
+			rc = cu.launch(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+				       shmem, NULL, NULL, extra);
+		else if (!strcmp(how, "ex"))
+			rc = cu.launch_ex(&c, fn, params, NULL);
+		else if (!strcmp(how, "coop"))
+			rc = cu.launch_coop(fn, grid[0], grid[1], grid[2], block[0], block[1],
+					    block[2], shmem, NULL, params);
+		else {
+			printf("app: unknown --launch=%s\n", how);
+			return 2;
+		}
+		printf("app: launch %d: %d\n", r, rc);
+		if (rc != CUDA_SUCCESS)
+			return 1;
+	}
+	if ((rc = cu.stream_sync(NULL)) != CUDA_SUCCESS)
+		die("cuStreamSynchronize", rc);
+	if (mod)
+		cu.module_unload(mod);
+	printf("app: done\n");
+	free(data);
+	return 0;
+}

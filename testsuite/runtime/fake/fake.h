@@ -1,0 +1,304 @@
+/*
+ * The fake CUDA driver's internals, shared by its three files:
+ * fake_cuda.c (state, log, devices, memory, streams, functions, launches),
+ * fake_module.c (images, PTX scanning, modules, libraries, linking) and
+ * fake_getproc.c (the entry-point table).  The log line formats are
+ * documented at the top of fake_cuda.c.
+ *
+ * Also declares every exported entry point, so that the selftest and the
+ * entry-point table see the same prototypes the definitions have.
+ */
+#ifndef COLOC_FAKE_H
+#define COLOC_FAKE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "cuda_abi.h"
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+/* The 32-bit device pointer of the CUDA 2.x ABI (cuMemAlloc, cuMemFree). */
+typedef unsigned int CUdeviceptr_v1;
+
+#define FAKE_MAX_DEVICES 16
+#define FAKE_CUBIN_MAGIC "FAKECUBIN\n"
+#define FAKE_CUBIN_MAGIC_LEN 10
+#define FAKE_JIT_FAIL "FAKE_JIT_FAIL"
+#define FAKE_JIT_FAIL_LOG "fake ptxas: FAKE_JIT_FAIL found"
+
+/* One parameter of a kernel: where it lies in the packed parameter buffer. */
+struct fake_param {
+	uint32_t offset;
+	uint32_t size;
+};
+
+/*
+ * Handles are addresses of tag bytes inside the objects, looked up by
+ * scanning: a stale or foreign handle is recognized instead of followed.
+ * Unloaded modules stay allocated (marked dead), so a stale handle never
+ * aliases a newer object.
+ */
+struct fake_kernel {
+	char fn_tag;     /* CUfunction */
+	char kernel_tag; /* CUkernel: a distinct value for the same kernel */
+	struct fake_module *mod;
+	const char *name;
+	struct fake_param *params;
+	unsigned nparams;
+	uint32_t param_bytes;
+	int attrs[CU_FUNC_ATTRIBUTE_MAX]; /* as set by cuFuncSetAttribute */
+	int cache_config;
+	struct fake_kernel *next;
+};
+
+/* A module-scope .global or .const variable, backed by an allocation. */
+struct fake_global {
+	const char *name;
+	struct fake_alloc *alloc;
+	struct fake_global *next;
+};
+
+struct fake_module {
+	char module_tag;  /* CUmodule */
+	char library_tag; /* CUlibrary, when library_id is set */
+	unsigned id;
+	unsigned library_id; /* 0 unless loaded by cuLibraryLoad* */
+	bool dead;
+	struct coloc_arena arena; /* kernels, names, parameter layouts */
+	struct fake_kernel *kernels, *kernels_tail;
+	struct fake_global *globals;
+	struct fake_module *next;
+};
+
+struct fake_alloc {
+	unsigned id;
+	unsigned char *base;
+	size_t size;
+	bool low;    /* mmap'ed below 4 GiB for the 32-bit cuMemAlloc */
+	bool global; /* a module's variable: freed with the module, not by cuMemFree */
+	struct fake_alloc *next;
+};
+
+struct fake_stream {
+	char tag;
+	unsigned id;
+	bool dead;
+	struct fake_stream *next;
+};
+
+struct fake_event {
+	char tag;
+	unsigned id;
+	bool dead;
+	struct fake_event *next;
+};
+
+struct fake_link {
+	char tag;
+	unsigned id;
+	bool dead;
+	struct coloc_buf ptx;   /* the inputs, concatenated */
+	struct coloc_buf cubin; /* what cuLinkComplete returned */
+	char *error_log;        /* CU_JIT_ERROR_LOG_BUFFER given to cuLinkCreate */
+	size_t error_log_size;
+	struct fake_link *next;
+};
+
+struct fake_ctx {
+	char tag;
+	int device;
+	unsigned refs;
+};
+
+/* All of the fake's state; every field is guarded by `lock`. */
+struct fake_state {
+	pthread_mutex_t lock;
+	bool initialized;
+	int ndevices;
+	unsigned sm;  /* 90 for COLOC_FAKE_CC=90 */
+	char variant; /* 'a' for COLOC_FAKE_CC=90a */
+	struct fake_ctx ctx[FAKE_MAX_DEVICES];
+	struct fake_ctx *current; /* one for the process, not per thread */
+	struct fake_alloc *allocs;
+	unsigned next_alloc;
+	struct fake_stream *streams;
+	unsigned next_stream;
+	struct fake_event *events;
+	unsigned next_event;
+	struct fake_module *modules;
+	unsigned next_module;
+	unsigned next_library;
+	struct fake_link *links;
+	unsigned next_link;
+};
+
+extern struct fake_state fake;
+
+/*
+ * One call: fake_begin takes the lock and starts the log line with the
+ * entry point's name; fake_end adds " error=NAME" when rc is not
+ * CUDA_SUCCESS, writes the line, drops the lock and returns rc.
+ */
+void fake_begin(struct coloc_buf *line, const char *name);
+CUresult fake_end(struct coloc_buf *line, CUresult rc);
+CUresult fake_need_init(void);
+CUresult fake_need_ctx(void);
+
+/* Zeroed host memory standing in for device memory, with the next id. */
+struct fake_alloc *fake_alloc_new(size_t size);
+void fake_alloc_free(struct fake_alloc *a);
+/* The live allocation holding `addr`, and the offset into it; NULL if none. */
+struct fake_alloc *fake_alloc_find(uint64_t addr, size_t *offset);
+/* "@ID+OFFSET" for an address inside an allocation, otherwise "0xHEX". */
+void fake_put_dptr(struct coloc_buf *line, uint64_t addr);
+
+/* The live kernel behind a CUfunction or a CUkernel handle. */
+struct fake_kernel *fake_kernel_find(const void *handle, bool *via_kernel);
+/* Appends " fn=NAME" (and " via=kernel") or fails with CUDA_ERROR_INVALID_HANDLE. */
+CUresult fake_put_fn(struct coloc_buf *line, const void *handle, struct fake_kernel **out);
+
+/* Function attributes shared by cuFunc*Attribute and cuKernel*Attribute. */
+CUresult fake_attr_set(struct fake_kernel *k, int attrib, int value);
+CUresult fake_attr_get(const struct fake_kernel *k, int attrib, int *value);
+
+/* ---- exported entry points */
+
+FAKE_EXPORT CUresult cuInit(unsigned int flags);
+FAKE_EXPORT CUresult cuDriverGetVersion(int *version);
+FAKE_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal);
+FAKE_EXPORT CUresult cuDeviceGetCount(int *count);
+FAKE_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attrib, CUdevice dev);
+FAKE_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx);
+FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx);
+FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *device);
+FAKE_EXPORT CUresult cuCtxSynchronize(void);
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+
+FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytes);
+FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
+FAKE_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr);
+FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr);
+FAKE_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count);
+FAKE_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t count);
+FAKE_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
+				      CUstream stream);
+FAKE_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned int value, size_t count,
+					   CUstream stream);
+FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
+FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes,
+					  CUstream stream);
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t bytes,
+					       CUstream stream);
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes,
+					  CUstream stream);
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t bytes,
+					       CUstream stream);
+
+FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
+FAKE_EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority);
+FAKE_EXPORT CUresult cuStreamDestroy_v2(CUstream stream);
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream);
+FAKE_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream stream);
+FAKE_EXPORT CUresult cuStreamQuery(CUstream stream);
+FAKE_EXPORT CUresult cuStreamQuery_ptsz(CUstream stream);
+FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream stream, int *status);
+FAKE_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, int *status);
+FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags);
+FAKE_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream stream, CUevent event, unsigned int flags);
+FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags);
+FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream);
+FAKE_EXPORT CUresult cuEventRecord_ptsz(CUevent event, CUstream stream);
+FAKE_EXPORT CUresult cuEventSynchronize(CUevent event);
+FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event);
+
+FAKE_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *path);
+FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image);
+FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int nopts,
+					CUjit_option *opts, void **values);
+FAKE_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatbin);
+FAKE_EXPORT CUresult cuModuleUnload(CUmodule module);
+FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name);
+FAKE_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule module,
+					  const char *name);
+
+FAKE_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *opts,
+				       void **values, unsigned int nopts,
+				       CUlibraryOption *lib_opts, void **lib_values,
+				       unsigned int nlib_opts);
+FAKE_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *path,
+					   CUjit_option *opts, void **values, unsigned int nopts,
+					   CUlibraryOption *lib_opts, void **lib_values,
+					   unsigned int nlib_opts);
+FAKE_EXPORT CUresult cuLibraryUnload(CUlibrary library);
+FAKE_EXPORT CUresult cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name);
+FAKE_EXPORT CUresult cuLibraryGetModule(CUmodule *module, CUlibrary library);
+FAKE_EXPORT CUresult cuKernelGetFunction(CUfunction *fn, CUkernel kernel);
+FAKE_EXPORT CUresult cuKernelGetName(const char **name, CUkernel kernel);
+FAKE_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int value, CUkernel kernel,
+					  CUdevice dev);
+FAKE_EXPORT CUresult cuKernelGetAttribute(int *value, CUfunction_attribute attrib,
+					  CUkernel kernel, CUdevice dev);
+
+FAKE_EXPORT CUresult cuLinkCreate(unsigned int nopts, CUjit_option *opts, void **values,
+				  CUlinkState *state);
+FAKE_EXPORT CUresult cuLinkCreate_v2(unsigned int nopts, CUjit_option *opts, void **values,
+				     CUlinkState *state);
+FAKE_EXPORT CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size,
+				   const char *name, unsigned int nopts, CUjit_option *opts,
+				   void **values);
+FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data,
+				      size_t size, const char *name, unsigned int nopts,
+				      CUjit_option *opts, void **values);
+FAKE_EXPORT CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
+				   unsigned int nopts, CUjit_option *opts, void **values);
+FAKE_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
+				      unsigned int nopts, CUjit_option *opts, void **values);
+FAKE_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubin, size_t *size);
+FAKE_EXPORT CUresult cuLinkDestroy(CUlinkState state);
+
+FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction fn, CUfunction_attribute attrib, int value);
+FAKE_EXPORT CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attrib, CUfunction fn);
+FAKE_EXPORT CUresult cuFuncSetCacheConfig(CUfunction fn, CUfunc_cache config);
+FAKE_EXPORT CUresult cuFuncGetName(const char **name, CUfunction fn);
+FAKE_EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset,
+					size_t *size);
+FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction fn,
+								 int block_size,
+								 size_t dynamic_shmem);
+
+FAKE_EXPORT CUresult cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
+				    unsigned int gz, unsigned int bx, unsigned int by,
+				    unsigned int bz, unsigned int shmem, CUstream stream,
+				    void **params, void **extra);
+FAKE_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction fn, unsigned int gx, unsigned int gy,
+					 unsigned int gz, unsigned int bx, unsigned int by,
+					 unsigned int bz, unsigned int shmem, CUstream stream,
+					 void **params, void **extra);
+FAKE_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn, void **params,
+				      void **extra);
+FAKE_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction fn,
+					   void **params, void **extra);
+FAKE_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction fn, unsigned int gx, unsigned int gy,
+					       unsigned int gz, unsigned int bx, unsigned int by,
+					       unsigned int bz, unsigned int shmem,
+					       CUstream stream, void **params);
+FAKE_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction fn, unsigned int gx,
+						    unsigned int gy, unsigned int gz,
+						    unsigned int bx, unsigned int by,
+						    unsigned int bz, unsigned int shmem,
+						    CUstream stream, void **params);
+
+FAKE_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version,
+				      cuuint64_t flags);
+FAKE_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version,
+					 cuuint64_t flags, CUdriverProcAddressQueryResult *status);
+
+#endif
