@@ -31,11 +31,19 @@ config.substitutions.append(("%corpus-check",
                              f"--keep-root {config.colocc_obj_root}/testsuite/corpus-ptx"))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%nvcc", config.nvcc))
+# After %ptxas-verify, which it would otherwise cut short.
+config.substitutions.append(("%ptxas", config.ptxas))
 config.substitutions.append(("%python", py))
 rt = os.path.join(config.colocc_obj_root, "testsuite", "runtime")
 config.substitutions.append(("%libcoloc", os.path.join(config.colocc_obj_root, "libcoloc.so")))
 config.substitutions.append(("%fakedir", os.path.join(rt, "fake")))
 config.substitutions.append(("%rt_app", os.path.join(rt, "coloc_rt_app")))
+# A program under libcoloc on the fake driver, with nothing inherited from the caller's
+# COLOC_* settings; tests add COLOC_FAKE_LOG, COLOC_ROLE and the rest.
+config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
+                             "-u COLOC_DISABLE -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
+                             f"LD_LIBRARY_PATH={os.path.join(rt, 'fake')} "
+                             f"LD_PRELOAD={os.path.join(config.colocc_obj_root, 'libcoloc.so')}"))
 config.substitutions.append(("%next_app", os.path.join(rt, "coloc_next_app")))
 config.substitutions.append(("%next_a", os.path.join(rt, "libcoloc_next_a.so")))
 config.substitutions.append(("%next_b", os.path.join(rt, "libcoloc_next_b.so")))

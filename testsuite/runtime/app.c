@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 	int ptds = 0, repeat = 1, nprobes = 0;
 	const char *probes[32];
 	CUmodule mod = NULL;
-	CUfunction fn = NULL;
+	CUfunction fn = NULL, kernel_handle = NULL;
 	CUdeviceptr buf = 0;
 	CUresult rc;
 	size_t size;
@@ -275,10 +275,9 @@ int main(int argc, char **argv)
 			die("library load", rc);
 		if ((rc = cu.library_get_kernel(&k, lib, kernel)) != CUDA_SUCCESS)
 			die("cuLibraryGetKernel", rc);
-		/* Half the launches by CUkernel, as the CUDA runtime does. */
-		fn = (CUfunction)k;
-		if (!strcmp(how, "plain") && repeat > 1 &&
-		    (rc = cu.kernel_get_function(&fn, k)) != CUDA_SUCCESS)
+		/* Launches alternate: by CUkernel, as the CUDA runtime does, and by CUfunction. */
+		kernel_handle = (CUfunction)k;
+		if ((rc = cu.kernel_get_function(&fn, k)) != CUDA_SUCCESS)
 			die("cuKernelGetFunction", rc);
 	} else if (!strcmp(load, "link")) {
 		CUlinkState st;
@@ -322,17 +321,18 @@ int main(int argc, char **argv)
 				  &psize, CU_LAUNCH_PARAM_END };
 		CUlaunchConfig c = { grid[0], grid[1], grid[2], block[0], block[1], block[2],
 				     shmem, NULL, NULL, 0 };
+		CUfunction f = kernel_handle && r % 2 == 0 ? kernel_handle : fn;
 
 		if (!strcmp(how, "plain"))
-			rc = cu.launch(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+			rc = cu.launch(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
 				       shmem, NULL, params, NULL);
 		else if (!strcmp(how, "extra"))
-			rc = cu.launch(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+			rc = cu.launch(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
 				       shmem, NULL, NULL, extra);
 		else if (!strcmp(how, "ex"))
-			rc = cu.launch_ex(&c, fn, params, NULL);
+			rc = cu.launch_ex(&c, f, params, NULL);
 		else if (!strcmp(how, "coop"))
-			rc = cu.launch_coop(fn, grid[0], grid[1], grid[2], block[0], block[1],
+			rc = cu.launch_coop(f, grid[0], grid[1], grid[2], block[0], block[1],
 					    block[2], shmem, NULL, params);
 		else {
 			printf("app: unknown --launch=%s\n", how);

@@ -15,6 +15,7 @@
  *   COLOC_FAKE_DEVICES          devices (default 1, at most 16)
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch sets stop=1 after this many blocks
+ *   COLOC_FAKE_LINK_FAIL=1      every cuLinkComplete fails with CUDA_ERROR_INVALID_PTX
  *
  * The log: one line per call, written with one write(2) on an O_APPEND file
  * descriptor, so lines of concurrent calls never interleave.  A line is the

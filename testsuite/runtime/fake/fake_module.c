@@ -1283,7 +1283,9 @@ CUresult cuLinkComplete(CUlinkState state, void **cubin, size_t *size)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
 	if (l->ptx.failed || !coloc_buf_cstr(&l->ptx))
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
-	if (strstr(l->ptx.data, FAKE_JIT_FAIL)) {
+	/* COLOC_FAKE_LINK_FAIL=1: every link fails, as if ptxas rejected the input. */
+	if (strstr(l->ptx.data, FAKE_JIT_FAIL) ||
+	    (getenv("COLOC_FAKE_LINK_FAIL") && !strcmp(getenv("COLOC_FAKE_LINK_FAIL"), "1"))) {
 		error_log_write(l->error_log, l->error_log_size, FAKE_JIT_FAIL_LOG);
 		return fake_end(&line, CUDA_ERROR_INVALID_PTX);
 	}
