@@ -7,7 +7,7 @@
  *   COLOC_CACHE_DIR=DIR      compiled variants (default ~/.cache/coloc)
  *   COLOC_AOT_CACHE=DIR:...  caches written by colocc --aot, read only
  *   COLOC_FORM=auto|original|slice[:N]|ptb[:W]   best-effort launches
- *   COLOC_STATS_FILE=PATH    statistics as JSON at exit
+ *   COLOC_STATS_FILE=PATH    statistics as JSON at exit (%p: the process id)
  *
  * A configuration error turns colocc off and says why: a program must
  * never fail because of colocc's settings.
@@ -138,16 +138,35 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* COLOC_STATS_FILE with each %p replaced by the process id. */
+static void stats_path(char *out, size_t size)
+{
+	const char *s = coloc_cfg.stats_file;
+	size_t n = 0;
+
+	for (; *s && n + 24 < size; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			n += (size_t)snprintf(out + n, size - n, "%ld", (long)getpid());
+			s++;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+}
+
 static void stats_write(void)
 {
+	char path[sizeof(coloc_cfg.stats_file) + 64];
 	FILE *f;
 
 	if (!coloc_cfg.stats_file[0])
 		return;
-	f = fopen(coloc_cfg.stats_file, "w");
+	stats_path(path, sizeof(path));
+	f = fopen(path, "w");
 	if (!f) {
-		coloc_log(COLOC_LOG_ERROR, "cannot write statistics to '%s': %s",
-			  coloc_cfg.stats_file, strerror(errno));
+		coloc_log(COLOC_LOG_ERROR, "cannot write statistics to '%s': %s", path,
+			  strerror(errno));
 		return;
 	}
 	fprintf(f, "{\n  \"pid\": %ld,\n  \"role\": \"%s\"", (long)getpid(),
@@ -169,7 +188,7 @@ static void stats_write(void)
 	pthread_mutex_unlock(&refusals.lock);
 	fprintf(f, "\n  }\n}\n");
 	if (fclose(f) != 0)
-		coloc_log(COLOC_LOG_ERROR, "cannot write statistics to '%s'", coloc_cfg.stats_file);
+		coloc_log(COLOC_LOG_ERROR, "cannot write statistics to '%s'", path);
 }
 
 /* ---- the environment */

@@ -151,7 +151,8 @@ static int transform(struct coloc_module *m)
 					  f == VARIANT_SLICE ? "sliced" : "persistent", ki->refused[f]);
 			}
 	}
-	if (ptx_module_print(pm, &m->variant_ptx) < 0 ||
+	/* The driver reads PTX up to its NUL: coloc_buf_cstr puts one after it. */
+	if (ptx_module_print(pm, &m->variant_ptx) < 0 || !coloc_buf_cstr(&m->variant_ptx) ||
 	    pass_manifest_write(&pctx, "module.ptx", &m->manifest) < 0)
 		goto oom;
 	rc = 0;

@@ -1200,6 +1200,9 @@ static CUresult link_add_data(const char *name, CUlinkState state, CUjitInputTyp
 		return fake_end(&line, CUDA_ERROR_NOT_SUPPORTED);
 	if (!data || !size)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	/* PTX is text the driver reads up to its NUL, which must lie within size. */
+	if (!memchr(data, '\0', size))
+		return fake_end(&line, CUDA_ERROR_INVALID_PTX);
 	link_append(l, data, size);
 	return fake_end(&line, l->ptx.failed ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS);
 }

@@ -473,8 +473,12 @@ static int test_link(void)
 		CUDA_SUCCESS);
 	EXPECT_RC(
 		cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, (void *)b, strlen(b), NULL, 0, NULL, NULL),
+		CUDA_ERROR_INVALID_PTX); /* PTX without its NUL */
+	EXPECT_LOG("cuLinkAddData_v2 link=2 type=1 bytes=51 name= error=CUDA_ERROR_INVALID_PTX");
+	EXPECT_RC(
+		cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, (void *)b, strlen(b) + 1, NULL, 0, NULL, NULL),
 		CUDA_SUCCESS);
-	EXPECT_LOG("cuLinkAddData_v2 link=2 type=1 bytes=51 name=");
+	EXPECT_LOG("cuLinkAddData_v2 link=2 type=1 bytes=52 name=");
 	EXPECT_RC(cuLinkAddData_v2(link, CU_JIT_INPUT_CUBIN, (void *)b, strlen(b), NULL, 0, NULL,
 				   NULL),
 		  CUDA_ERROR_NOT_SUPPORTED);
