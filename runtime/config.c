@@ -28,8 +28,15 @@ struct coloc_config coloc_cfg = { .log_level = COLOC_LOG_WARN, .log_fd = 2 };
 
 static __thread int depth;
 
+static int role_warned;
+
 bool coloc_bypass(void)
 {
+	if (coloc_cfg.role == COLOC_ROLE_NONE && !coloc_cfg.disabled &&
+	    !__atomic_exchange_n(&role_warned, 1, __ATOMIC_RELAXED))
+		/* Said at the first CUDA call, not in every process LD_PRELOAD reaches. */
+		coloc_log(COLOC_LOG_WARN, "COLOC_ROLE is not set (latency or best-effort): colocc "
+			  "passes every call through");
 	return coloc_cfg.disabled || coloc_cfg.role == COLOC_ROLE_NONE || depth > 0;
 }
 
@@ -274,8 +281,7 @@ __attribute__((constructor)) static void coloc_init(void)
 	}
 	s = getenv("COLOC_ROLE");
 	if (!s || !*s) {
-		coloc_log(COLOC_LOG_WARN, "COLOC_ROLE is not set (latency or best-effort): colocc "
-			  "passes every call through");
+		/* coloc_bypass says so if the process uses CUDA. */
 	} else if (strcmp(s, "latency") == 0) {
 		coloc_cfg.role = COLOC_ROLE_LATENCY;
 	} else if (strcmp(s, "best-effort") == 0) {

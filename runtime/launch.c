@@ -18,9 +18,10 @@
  * and kernels colocc did not capture or could not transform run original;
  * each fallback is counted and its reason logged once per kernel.
  *
- * The scheduler that stops persistent workers and holds slices while the
- * latency tenant is busy is not here yet (issue 4); today a best-effort
- * launch runs its preemptible form to completion.
+ * Before anything of a best-effort launch goes to the GPU, and before each
+ * slice, sched.c holds the launching thread while a latency tenant of the
+ * GPU has work in flight; a latency launch tells the coordinator first.
+ * Stopping a persistent kernel that already runs is not done yet.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "capture.h"
 #include "pass.h"
 #include "plan.h"
+#include "scheduler.h"
 
 /* Control blocks of persistent launches: a ring of 8-byte slots per context. */
 #define CONTROL_SLOTS 65536
@@ -57,9 +59,22 @@ struct launch {
 	void *real;                   /* the driver's launch function */
 };
 
+/* Counts a launch in the statistics and in the tenant's coordinator slot. */
+static void count(enum coloc_stat s, enum coloc_tenant_counter c)
+{
+	coloc_stat_add(s, 1);
+	coloc_sched_count(c, 1);
+}
+
 static CUresult launch_original(const struct launch *l)
 {
-	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT) {
+		coloc_sched_gate();
+		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
+	} else {
+		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+		coloc_sched_latency_launch();
+	}
 	if (l->config)
 		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
 	return COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x,
@@ -70,7 +85,7 @@ static CUresult launch_original(const struct launch *l)
 static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, const char *name,
 			 const char *why)
 {
-	coloc_stat_add(STAT_LAUNCH_FALLBACK, 1);
+	count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
 	if (!k || !k->fallback_logged)
 		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
 	if (k)
@@ -248,12 +263,13 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	params_add(&p, k, VARIANT_PTB, l->grid, none, control);
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
+	coloc_sched_gate();
 	rc = launch_variant(l, fn, wgrid, p.ptr);
 	if (rc != CUDA_SUCCESS) {
 		*why = "the driver refused its persistent form";
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
-	coloc_stat_add(STAT_LAUNCH_PTB, 1);
+	count(STAT_LAUNCH_PTB, TC_LAUNCH_PTB);
 	return rc;
 }
 
@@ -280,6 +296,7 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 	coloc_slice_plan(l->grid, wanted, plan, n);
 	for (uint64_t i = 0; i < n && rc == CUDA_SUCCESS; i++) {
 		params_add(&p, k, VARIANT_SLICE, l->grid, plan[i].offset, 0);
+		coloc_sched_gate(); /* between slices: the latency tenant goes first */
 		rc = launch_variant(l, fn, plan[i].grid, p.ptr);
 		/* Nothing ran yet: the original can still take its place. */
 		if (rc != CUDA_SUCCESS && i == 0) {
@@ -290,7 +307,7 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 	if (plan != few)
 		free(plan);
 	if (rc == CUDA_SUCCESS)
-		coloc_stat_add(STAT_LAUNCH_SLICE, 1);
+		count(STAT_LAUNCH_SLICE, TC_LAUNCH_SLICE);
 	return rc;
 }
 
@@ -428,12 +445,23 @@ CUresult hook_cuLaunchKernelEx_ptsz(cuLaunchKernelEx_ptsz_fn real, const CUlaunc
 }
 
 /* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
+static void cooperative_launch(void)
+{
+	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT) {
+		coloc_sched_gate();
+		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
+	} else {
+		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+		coloc_sched_latency_launch();
+	}
+}
+
 CUresult hook_cuLaunchCooperativeKernel(cuLaunchCooperativeKernel_fn real, CUfunction fn,
 					unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 					unsigned by, unsigned bz, unsigned shmem, CUstream stream,
 					void **params)
 {
-	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	cooperative_launch();
 	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
 }
 
@@ -442,6 +470,6 @@ CUresult hook_cuLaunchCooperativeKernel_ptsz(cuLaunchCooperativeKernel_ptsz_fn r
 					     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
 					     CUstream stream, void **params)
 {
-	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	cooperative_launch();
 	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
 }

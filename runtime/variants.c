@@ -39,6 +39,7 @@
 #include "diag.h"
 #include "pass.h"
 #include "ptx.h"
+#include "scheduler.h"
 
 static const enum pass_form pass_forms[VARIANT_FORMS] = {
 	[VARIANT_SLICE] = PASS_FORM_SLICE,
@@ -140,6 +141,8 @@ static int transform(struct coloc_module *m)
 		coloc_stat_add(STAT_KERNELS, 1);
 		coloc_stat_add(STAT_KERNELS_SLICE, ki->variant[VARIANT_SLICE] != NULL);
 		coloc_stat_add(STAT_KERNELS_PTB, ki->variant[VARIANT_PTB] != NULL);
+		coloc_sched_count(ki->variant[VARIANT_SLICE] || ki->variant[VARIANT_PTB] ?
+					  TC_KERNELS : TC_KERNELS_REFUSED, 1);
 		for (int f = 0; f < VARIANT_FORMS; f++)
 			if (ki->refused[f]) {
 				char why[600];

@@ -21,6 +21,7 @@ for var in ("CUDA_HOME", "HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+config.substitutions.append(("%colocctl", os.path.join(config.colocc_obj_root, "colocctl")))
 config.substitutions.append(("%colocc", os.path.join(config.colocc_obj_root, "colocc")))
 config.substitutions.append(("%ptxas-verify", f"{py} {tools}/ptxas-verify.py --ptxas {config.ptxas}"))
 config.substitutions.append(("%cubin-cmp", f"{py} {tools}/cubin-cmp.py --ptxas={config.ptxas}"))

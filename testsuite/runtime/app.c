@@ -14,6 +14,8 @@
  *   --launch=plain|ex|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
  *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
+ *   --timed (print how long each launch call took) --sleep-ms=N (stay N ms
+ *   after the launches, before synchronizing)
  *
  * It prints one line per step; the fake driver's log says what reached it.
  */
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_abi.h"
 
@@ -206,7 +209,7 @@ int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
-	int ptds = 0, repeat = 1, nprobes = 0;
+	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0;
 	const char *probes[32];
 	CUmodule mod = NULL;
 	CUfunction fn = NULL, kernel_handle = NULL;
@@ -236,6 +239,10 @@ int main(int argc, char **argv)
 			shmem = (unsigned)atoi(a + 8);
 		else if (!strncmp(a, "--attr-shmem=", 13))
 			attr_shmem = (unsigned)atoi(a + 13);
+		else if (!strcmp(a, "--timed"))
+			timed = 1;
+		else if (!strncmp(a, "--sleep-ms=", 11))
+			sleep_ms = atoi(a + 11);
 		else if (!strncmp(a, "--repeat=", 9))
 			repeat = atoi(a + 9);
 		else if (!strncmp(a, "--probe=", 8) && nprobes < 32)
@@ -322,6 +329,9 @@ int main(int argc, char **argv)
 		CUlaunchConfig c = { grid[0], grid[1], grid[2], block[0], block[1], block[2],
 				     shmem, NULL, NULL, 0 };
 		CUfunction f = kernel_handle && r % 2 == 0 ? kernel_handle : fn;
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 
 		if (!strcmp(how, "plain"))
 			rc = cu.launch(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
@@ -338,9 +348,19 @@ int main(int argc, char **argv)
 			printf("app: unknown --launch=%s\n", how);
 			return 2;
 		}
-		printf("app: launch %d: %d\n", r, rc);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (timed)
+			printf("app: launch %d: %d, took %ld ms\n", r, rc,
+			       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+		else
+			printf("app: launch %d: %d\n", r, rc);
 		if (rc != CUDA_SUCCESS)
 			return 1;
+	}
+	if (sleep_ms) {
+		struct timespec t = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
+
+		nanosleep(&t, NULL);
 	}
 	if ((rc = cu.stream_sync(NULL)) != CUDA_SUCCESS)
 		die("cuStreamSynchronize", rc);

@@ -95,6 +95,7 @@ struct fake_event {
 	char tag;
 	unsigned id;
 	bool dead;
+	uint64_t done_ns; /* when the work recorded before it ends (COLOC_FAKE_KERNEL_US) */
 	struct fake_event *next;
 };
 
@@ -135,6 +136,9 @@ struct fake_state {
 	unsigned next_library;
 	struct fake_link *links;
 	unsigned next_link;
+	/* COLOC_FAKE_KERNEL_US: each launch keeps the "GPU" busy that long after the
+	 * work before it; synchronization calls sleep until then. */
+	uint64_t busy_until_ns;
 };
 
 extern struct fake_state fake;
@@ -147,6 +151,7 @@ extern struct fake_state fake;
 void fake_begin(struct coloc_buf *line, const char *name);
 CUresult fake_end(struct coloc_buf *line, CUresult rc);
 CUresult fake_need_init(void);
+void fake_kernel_ran(void);
 CUresult fake_need_ctx(void);
 
 /* Zeroed host memory standing in for device memory, with the next id. */
@@ -210,6 +215,7 @@ FAKE_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream stream);
 FAKE_EXPORT CUresult cuStreamQuery(CUstream stream);
 FAKE_EXPORT CUresult cuStreamQuery_ptsz(CUstream stream);
 FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream stream, int *status);
+FAKE_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev);
 FAKE_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, int *status);
 FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags);
 FAKE_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream stream, CUevent event, unsigned int flags);

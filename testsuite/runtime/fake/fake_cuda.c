@@ -16,6 +16,9 @@
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch sets stop=1 after this many blocks
  *   COLOC_FAKE_LINK_FAIL=1      every cuLinkComplete fails with CUDA_ERROR_INVALID_PTX
+ *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
+ *                               it; cuCtxSynchronize, cuStreamSynchronize and
+ *                               cuEventSynchronize return only when it is idle
  *
  * The log: one line per call, written with one write(2) on an O_APPEND file
  * descriptor, so lines of concurrent calls never interleave.  A line is the
@@ -117,6 +120,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake.h"
@@ -431,12 +435,63 @@ CUresult cuCtxGetDevice(CUdevice *device)
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A launch: the simulated GPU is busy COLOC_FAKE_KERNEL_US longer. Under the lock. */
+void fake_kernel_ran(void)
+{
+	const char *us = getenv("COLOC_FAKE_KERNEL_US");
+	uint64_t now = now_ns(), start = fake.busy_until_ns > now ? fake.busy_until_ns : now;
+
+	if (us && *us)
+		fake.busy_until_ns = start + strtoull(us, NULL, 10) * 1000u;
+}
+
+/* After a synchronization call's log line: wait, unlocked, until the GPU is idle. */
+static CUresult wait_idle(CUresult rc)
+{
+	uint64_t until, now;
+
+	pthread_mutex_lock(&fake.lock);
+	until = fake.busy_until_ns;
+	pthread_mutex_unlock(&fake.lock);
+	while (rc == CUDA_SUCCESS && (now = now_ns()) < until) {
+		struct timespec t = { (time_t)((until - now) / 1000000000u),
+				      (long)((until - now) % 1000000000u) };
+
+		nanosleep(&t, NULL);
+	}
+	return rc;
+}
+
 CUresult cuCtxSynchronize(void)
 {
 	struct coloc_buf line;
 
 	fake_begin(&line, __func__);
-	return fake_end(&line, fake_need_ctx());
+	return wait_idle(fake_end(&line, fake_need_ctx()));
+}
+
+CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev)
+{
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " device=%d", dev);
+	if ((rc = need_device(dev)) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!id || len <= 0)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	snprintf(id, (size_t)len, "0000:%02x:00.0", 0x10 + dev);
+	coloc_buf_printf(&line, " id=%s", id);
+	return fake_end(&line, CUDA_SUCCESS);
 }
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
@@ -835,12 +890,12 @@ static CUresult stream_wait(const char *name, CUstream stream)
 
 CUresult cuStreamSynchronize(CUstream stream)
 {
-	return stream_wait(__func__, stream);
+	return wait_idle(stream_wait(__func__, stream));
 }
 
 CUresult cuStreamSynchronize_ptsz(CUstream stream)
 {
-	return stream_wait(__func__, stream);
+	return wait_idle(stream_wait(__func__, stream));
 }
 
 CUresult cuStreamQuery(CUstream stream)
@@ -948,13 +1003,16 @@ CUresult cuEventCreate(CUevent *event, unsigned int flags)
 static CUresult event_record(const char *name, CUevent event, CUstream stream)
 {
 	struct coloc_buf line;
+	struct fake_event *e = NULL;
 	CUresult rc, stream_rc, event_rc;
 
 	fake_begin(&line, name);
-	event_rc = put_event(&line, event, NULL);
+	event_rc = put_event(&line, event, &e);
 	stream_rc = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS && (rc = event_rc) == CUDA_SUCCESS)
 		rc = stream_rc;
+	if (rc == CUDA_SUCCESS)
+		e->done_ns = fake.busy_until_ns;
 	return fake_end(&line, rc);
 }
 
@@ -971,13 +1029,24 @@ CUresult cuEventRecord_ptsz(CUevent event, CUstream stream)
 CUresult cuEventSynchronize(CUevent event)
 {
 	struct coloc_buf line;
+	struct fake_event *e = NULL;
+	uint64_t until = 0, now;
 	CUresult rc, found;
 
 	fake_begin(&line, __func__);
-	found = put_event(&line, event, NULL);
+	found = put_event(&line, event, &e);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
-	return fake_end(&line, rc);
+	if (rc == CUDA_SUCCESS)
+		until = e->done_ns;
+	rc = fake_end(&line, rc);
+	while (rc == CUDA_SUCCESS && (now = now_ns()) < until) {
+		struct timespec t = { (time_t)((until - now) / 1000000000u),
+				      (long)((until - now) % 1000000000u) };
+
+		nanosleep(&t, NULL);
+	}
+	return rc;
 }
 
 CUresult cuEventDestroy_v2(CUevent event)
@@ -1300,6 +1369,8 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 			coloc_buf_puts(line, " packed=1");
 		rc = ptb_run(line, k, values);
 	}
+	if (rc == CUDA_SUCCESS)
+		fake_kernel_ran();
 	free(values);
 	return rc;
 }

@@ -1,0 +1,162 @@
+/*
+ * Joining the coordinator of a GPU: the shared segment of coord.h.
+ *
+ * The segment is a file, COLOC_RUN_DIR/coloc-<uid>-<PCI bus id> (default
+ * /dev/shm), mapped by every tenant of that GPU.  The first tenant creates
+ * and initializes it under flock; the tenant table's lock is a robust
+ * process-shared mutex, so a tenant killed while holding it does not wedge
+ * the others.  Slots of processes that died are reaped by whoever notices:
+ * a joining tenant, a best-effort tenant waiting on a latency tenant that
+ * seems busy for long, colocctl.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coord.h"
+#include "scheduler.h"
+
+static void seg_lock(struct coloc_segment *s)
+{
+	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&s->lock); /* its owner died; the table is still whole */
+}
+
+/* Removes the slots of dead processes; under the lock. */
+static unsigned reap_locked(struct coloc_segment *s)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		struct coloc_tenant *t = &s->tenants[i];
+
+		if (t->pid && !coloc_tenant_alive(t)) {
+			coloc_log(COLOC_LOG_INFO, "coordinator: tenant %d (%s) is gone; its slot is freed",
+				  t->pid, t->comm);
+			__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&t->pid, 0, __ATOMIC_RELEASE);
+			n++;
+		}
+	}
+	s->reaped += n;
+	return n;
+}
+
+unsigned coloc_coord_reap(struct coloc_segment *s)
+{
+	unsigned n;
+
+	seg_lock(s);
+	n = reap_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+static int seg_init(struct coloc_segment *s, const char *gpu)
+{
+	pthread_mutexattr_t a;
+
+	memset(s, 0, sizeof(*s));
+	if (pthread_mutexattr_init(&a) || pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) || pthread_mutex_init(&s->lock, &a))
+		return -1;
+	pthread_mutexattr_destroy(&a);
+	snprintf(s->gpu, sizeof(s->gpu), "%s", gpu);
+	s->version = COLOC_SEGMENT_VERSION;
+	s->size = sizeof(*s);
+	__atomic_store_n(&s->magic, COLOC_SEGMENT_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct coloc_segment *coloc_coord_open(const char *gpu, char *path, size_t path_size)
+{
+	const char *dir = getenv("COLOC_RUN_DIR");
+	struct coloc_segment *s;
+	struct stat st;
+	int fd;
+
+	snprintf(path, path_size, "%s/coloc-%ld-%s", dir && *dir ? dir : "/dev/shm", (long)getuid(),
+		 gpu);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		coloc_log(COLOC_LOG_ERROR, "coordinator: cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0 ||
+	    (st.st_size == 0 && ftruncate(fd, sizeof(*s)) < 0)) {
+		coloc_log(COLOC_LOG_ERROR, "coordinator: cannot set up '%s': %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (st.st_size != 0 && st.st_size != (off_t)sizeof(*s)) {
+		coloc_log(COLOC_LOG_ERROR, "coordinator: '%s' is %lld bytes, not a segment of this "
+			  "colocc (%zu bytes); remove it when no tenant runs", path,
+			  (long long)st.st_size, sizeof(*s));
+		close(fd);
+		return NULL;
+	}
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED) {
+		coloc_log(COLOC_LOG_ERROR, "coordinator: cannot map '%s': %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (s->magic != COLOC_SEGMENT_MAGIC && seg_init(s, gpu) < 0) {
+		munmap(s, sizeof(*s));
+		s = NULL;
+	} else if (s->version != COLOC_SEGMENT_VERSION) {
+		coloc_log(COLOC_LOG_ERROR, "coordinator: '%s' has layout version %u, colocc's is %d",
+			  path, s->version, COLOC_SEGMENT_VERSION);
+		munmap(s, sizeof(*s));
+		s = NULL;
+	}
+	flock(fd, LOCK_UN);
+	close(fd);
+	return s;
+}
+
+struct coloc_tenant *coloc_coord_join(struct coloc_segment *s, enum coloc_role role)
+{
+	struct coloc_tenant *t = NULL;
+	char comm[32] = "?";
+	FILE *f = fopen("/proc/self/comm", "re");
+
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	seg_lock(s);
+	reap_locked(s);
+	for (int i = 0; i < COLOC_MAX_TENANTS && !t; i++)
+		if (!s->tenants[i].pid)
+			t = &s->tenants[i];
+	if (t) {
+		memset(t, 0, sizeof(*t));
+		t->role = role;
+		t->start_time = coloc_process_start(getpid());
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+		__atomic_store_n(&t->pid, getpid(), __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!t)
+		coloc_log(COLOC_LOG_ERROR, "coordinator: the tenant table of GPU %s is full (%d)",
+			  s->gpu, COLOC_MAX_TENANTS);
+	return t;
+}
+
+void coloc_coord_leave(struct coloc_segment *s, struct coloc_tenant *t)
+{
+	seg_lock(s);
+	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->pid, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+}

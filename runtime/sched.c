@@ -1,0 +1,281 @@
+/*
+ * Policy isolate, first form: kernel- and slice-level gating.
+ *
+ * Latency side.  Every launch bumps a generation counter and, when the
+ * tenant was idle, marks it busy in its coordinator slot and wakes the
+ * monitor thread (a system call only on the idle-to-busy edge, so a burst
+ * of launches costs two atomic operations each).  The monitor waits for
+ * the context to drain (cuCtxSynchronize, from its own thread: the
+ * application's streams are untouched) and marks the tenant idle once no
+ * launch came in meanwhile and COLOC_HOLD_US has passed since the last one.
+ * The generation is checked again after the idle mark, so a launch racing
+ * with it leaves the tenant busy.
+ *
+ * Best-effort side.  Before a kernel, or each slice of a sliced kernel,
+ * goes to the GPU, the launching thread waits while any latency tenant of
+ * that GPU is busy.  Nothing is reordered: launches are only delayed, on
+ * the application's own thread, so stream order, events and every
+ * synchronization call keep their meaning.  A latency tenant that seems
+ * busy for more than 100 ms is checked for life; a dead one is reaped and
+ * cannot hold the others back.
+ *
+ * What this does not do yet: stop a persistent kernel already running
+ * (its stop flag is not written), so a best-effort kernel that started
+ * before the latency tenant woke runs to its end; sliced kernels bound that
+ * to one slice.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scheduler.h"
+
+#define MAX_DEVICES 32
+
+struct dev_state {
+	int ordinal;
+	CUcontext ctx;             /* the context the latency tenant launches in */
+	struct coloc_segment *seg;
+	struct coloc_tenant *self;
+	uint64_t gen;              /* latency launches so far */
+	uint64_t last_launch_ns;
+};
+
+static struct {
+	pthread_mutex_t lock; /* guards devs[], monitor_started, and the wake-up */
+	pthread_cond_t wake;
+	struct dev_state *devs[MAX_DEVICES];
+	int monitor_started;
+	uint64_t hold_ns;
+} sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static __thread CUcontext cached_ctx;
+static __thread struct dev_state *cached_dev;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec t = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	nanosleep(&t, NULL);
+}
+
+static void *monitor(void *arg);
+
+/* The coordinator of the current context's device, joined on first use. */
+static struct dev_state *dev_join(CUcontext ctx)
+{
+	struct dev_state *d = NULL;
+	CUdevice dev;
+	char bus[64], path[4200];
+
+	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_DEVICES)
+		return NULL;
+	pthread_mutex_lock(&sched.lock);
+	d = sched.devs[dev];
+	if (!d && (d = calloc(1, sizeof(*d)))) {
+		d->ordinal = dev;
+		d->ctx = ctx;
+		if (REAL(cuDeviceGetPCIBusId)(bus, sizeof(bus), dev) != CUDA_SUCCESS)
+			snprintf(bus, sizeof(bus), "device%d", dev);
+		for (char *p = bus; *p; p++)
+			if (*p == '/')
+				*p = '_';
+		d->seg = coloc_coord_open(bus, path, sizeof(path));
+		if (d->seg)
+			d->self = coloc_coord_join(d->seg, coloc_cfg.role);
+		if (d->self)
+			coloc_log(COLOC_LOG_INFO, "coordinator: joined %s as a %s tenant", path,
+				  coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" : "best-effort");
+		else
+			coloc_log(COLOC_LOG_WARN, "coordinator: GPU %d runs without coordination", dev);
+		sched.devs[dev] = d;
+	}
+	if (d && d->self && coloc_cfg.role == COLOC_ROLE_LATENCY && !sched.monitor_started) {
+		pthread_t th;
+		pthread_attr_t a;
+
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&th, &a, monitor, NULL) == 0)
+			sched.monitor_started = 1;
+		else
+			coloc_log(COLOC_LOG_ERROR, "coordinator: no monitor thread: this latency "
+				  "tenant will look busy from its first launch on");
+		pthread_attr_destroy(&a);
+	}
+	pthread_mutex_unlock(&sched.lock);
+	return d;
+}
+
+static struct dev_state *current_dev(void)
+{
+	CUcontext ctx = NULL;
+
+	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+		return NULL;
+	if (ctx != cached_ctx || !cached_dev) {
+		cached_dev = dev_join(ctx);
+		cached_ctx = ctx;
+	}
+	return cached_dev;
+}
+
+void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n)
+{
+	struct dev_state *d = current_dev();
+
+	if (d && d->self)
+		__atomic_fetch_add(&d->self->counters[c], n, __ATOMIC_RELAXED);
+}
+
+void coloc_sched_latency_launch(void)
+{
+	struct dev_state *d = current_dev();
+
+	if (!d || !d->self)
+		return;
+	__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
+	if (__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST))
+		return;
+	pthread_mutex_lock(&sched.lock);
+	if (!__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST)) {
+		d->self->busy_since_ns = now_ns();
+		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&d->self->counters[TC_BUSY_PERIODS], 1, __ATOMIC_RELAXED);
+		pthread_cond_signal(&sched.wake);
+	}
+	pthread_mutex_unlock(&sched.lock);
+}
+
+/* Waits for a busy device's work to drain; marks it idle when nothing new came. */
+static void settle(struct dev_state *d)
+{
+	uint64_t gen = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST), last;
+
+	if (REAL(cuCtxSetCurrent)(d->ctx) == CUDA_SUCCESS)
+		REAL(cuCtxSynchronize)();
+	else
+		sleep_ns(50000); /* the context went away: the tenant is idle once the hold ends */
+	last = __atomic_load_n(&d->last_launch_ns, __ATOMIC_RELAXED);
+	if (now_ns() < last + sched.hold_ns) {
+		sleep_ns(last + sched.hold_ns - now_ns());
+		return;
+	}
+	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
+		return;
+	__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
+	/* A launch that saw busy == 1 just before the store did not wake us. */
+	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
+		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *monitor(void *arg)
+{
+	(void)arg;
+	coloc_enter(); /* its driver calls are colocc's own */
+	for (;;) {
+		struct dev_state *busy[MAX_DEVICES];
+		int n = 0;
+
+		pthread_mutex_lock(&sched.lock);
+		for (;;) {
+			n = 0;
+			for (int i = 0; i < MAX_DEVICES; i++)
+				if (sched.devs[i] && sched.devs[i]->self &&
+				    __atomic_load_n(&sched.devs[i]->self->busy, __ATOMIC_SEQ_CST))
+					busy[n++] = sched.devs[i];
+			if (n)
+				break;
+			pthread_cond_wait(&sched.wake, &sched.lock);
+		}
+		pthread_mutex_unlock(&sched.lock);
+		for (int i = 0; i < n; i++)
+			settle(busy[i]);
+	}
+	return NULL;
+}
+
+static bool latency_busy(struct coloc_segment *s)
+{
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		const struct coloc_tenant *t = &s->tenants[i];
+
+		if (__atomic_load_n(&t->pid, __ATOMIC_ACQUIRE) && t->role == COLOC_ROLE_LATENCY &&
+		    __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
+}
+
+void coloc_sched_gate(void)
+{
+	struct dev_state *d = current_dev();
+	uint64_t start, checked;
+
+	if (!d || !d->seg || !latency_busy(d->seg))
+		return;
+	start = checked = now_ns();
+	while (latency_busy(d->seg)) {
+		uint64_t now = now_ns();
+
+		if (now - checked > 100000000u) {
+			coloc_coord_reap(d->seg);
+			checked = now;
+		}
+		sleep_ns(20000);
+	}
+	if (d->self) {
+		__atomic_fetch_add(&d->self->counters[TC_GATED_NS], now_ns() - start, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&d->self->counters[TC_GATED_LAUNCHES], 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&sched.lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&sched.lock);
+}
+
+static void after_fork_child(void)
+{
+	pthread_mutex_unlock(&sched.lock);
+	/* The child is a new tenant: it joins again on its first launch. */
+	for (int i = 0; i < MAX_DEVICES; i++)
+		sched.devs[i] = NULL;
+	sched.monitor_started = 0;
+	cached_ctx = NULL;
+	cached_dev = NULL;
+}
+
+__attribute__((constructor)) static void sched_init(void)
+{
+	const char *hold = getenv("COLOC_HOLD_US");
+
+	if (hold && *hold)
+		sched.hold_ns = strtoull(hold, NULL, 10) * 1000u;
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+__attribute__((destructor)) static void sched_fini(void)
+{
+	for (int i = 0; i < MAX_DEVICES; i++)
+		if (sched.devs[i] && sched.devs[i]->self)
+			coloc_coord_leave(sched.devs[i]->seg, sched.devs[i]->self);
+}

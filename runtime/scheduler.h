@@ -1,0 +1,30 @@
+/*
+ * Scheduling between tenants of one GPU: the latency tenant says when it
+ * has work in flight; best-effort tenants hold their launches back while it
+ * does (policy isolate, docs/runtime-design.md).
+ */
+#ifndef COLOC_SCHEDULER_H
+#define COLOC_SCHEDULER_H
+
+#include "coloc.h"
+#include "coord.h"
+
+/* ---- coord.c */
+struct coloc_segment *coloc_coord_open(const char *gpu, char *path, size_t path_size);
+struct coloc_tenant *coloc_coord_join(struct coloc_segment *s, enum coloc_role role);
+void coloc_coord_leave(struct coloc_segment *s, struct coloc_tenant *t);
+unsigned coloc_coord_reap(struct coloc_segment *s);
+
+/* ---- sched.c */
+
+/* A latency tenant is about to launch on the current context. */
+void coloc_sched_latency_launch(void);
+/*
+ * A best-effort tenant is about to put a kernel (or a slice) on the GPU:
+ * returns once no latency tenant of this GPU has work in flight.
+ */
+void coloc_sched_gate(void);
+/* Adds to one of this tenant's published counters on the current device. */
+void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);
+
+#endif

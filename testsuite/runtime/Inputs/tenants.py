@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Two tenants on one (fake) GPU, for coord.test.
+
+usage: tenants.py MODE DIR APP PTX COLOCCTL
+  gate  a latency tenant keeps its GPU busy 600 ms; a best-effort tenant
+        that launches 100 ms later must wait for it (at least 300 ms)
+  free  the same best-effort launch with no latency tenant: no wait (< 150 ms)
+  kill  the latency tenant would stay busy 20 s but is killed after 300 ms;
+        the best-effort tenant must go on soon after (< 2 s)
+
+The environment (LD_PRELOAD, the fake driver) comes from the caller.
+Prints colocctl's view during and after, and the verdict on the wait.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.stdout.reconfigure(line_buffering=True)  # in order with the child's lines
+mode, run_dir, app, ptx, colocctl = sys.argv[1:6]
+env = dict(os.environ, COLOC_RUN_DIR=run_dir)
+
+
+def status(tag):
+    out = subprocess.run([colocctl, "status"], env=env, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        print(f"{tag}: {line}")
+
+
+def best_effort():
+    out = subprocess.run([app, "--timed", ptx], env=dict(env, COLOC_ROLE="best-effort"),
+                         capture_output=True, text=True, timeout=60).stdout
+    print(out, end="")
+    return int(re.search(r"took (\d+) ms", out).group(1))
+
+
+latency = None
+if mode in ("gate", "kill"):
+    busy_us = 600000 if mode == "gate" else 20000000
+    args = [app, ptx] if mode == "gate" else [app, "--sleep-ms=30000", ptx]
+    latency = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                               env=dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us)))
+    time.sleep(0.1)
+    status("during")
+if mode == "kill":
+    killer = time.time() + 0.3
+    be = subprocess.Popen([sys.executable, __file__, "be-only", run_dir, app, ptx, colocctl], env=env)
+    time.sleep(max(0, killer - time.time()))
+    latency.kill()
+    latency.wait()
+    print("latency tenant killed")
+    be.wait()
+    status("after")
+    sys.exit(be.returncode)
+if mode == "be-only":
+    took = best_effort()
+    print("best-effort went on:", "yes" if took < 2000 else f"NO ({took} ms)")
+    sys.exit(0 if took < 2000 else 1)
+
+took = best_effort()
+if mode == "gate":
+    print("waited:", "yes" if took >= 300 else f"NO ({took} ms)")
+    latency.wait()
+else:
+    print("waited:", "no" if took < 150 else f"YES ({took} ms)")
+status("after")

@@ -1,0 +1,178 @@
+/*
+ * colocctl: what the tenants of each GPU are doing, read from the
+ * coordinator segments libcoloc maps (runtime/coord.h).
+ *
+ *   colocctl status [--run-dir DIR]   one table per GPU
+ *   colocctl reap [--run-dir DIR]     frees the slots of tenants that died
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coloc/version.h"
+#include "coord.h"
+
+static const char usage[] =
+	"usage: colocctl [--run-dir DIR] COMMAND\n"
+	"\n"
+	"commands:\n"
+	"  status    tenants of each GPU: role, state, kernels, launches by form,\n"
+	"            time best-effort launches waited for the latency tenant\n"
+	"  reap      free the table slots of tenants whose process is gone\n"
+	"\n"
+	"options:\n"
+	"  --run-dir DIR   where the coordinator segments are (default: COLOC_RUN_DIR,\n"
+	"                  else /dev/shm), as libcoloc was told\n"
+	"  -h, --help      this text\n"
+	"  --version       colocc's version\n";
+
+static const char *role_name(uint32_t role)
+{
+	return role == 1 ? "latency" : role == 2 ? "best-effort" : "?";
+}
+
+static void print_segment(const char *path, const struct coloc_segment *s)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
+		n += s->tenants[i].pid != 0;
+	printf("GPU %s (%s): %u tenant%s, %" PRIu64 " reaped\n", s->gpu, path, n, n == 1 ? "" : "s",
+	       s->reaped);
+	if (!n)
+		return;
+	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %10s %10s\n", "PID", "ROLE", "STATE",
+	       "NAME", "KERNELS", "REFUSED", "ORIGINAL", "SLICED", "PERSIST", "FALLBACK", "GATED(ms)",
+	       "PREEMPT%");
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		const struct coloc_tenant *t = &s->tenants[i];
+		const uint64_t *c = t->counters;
+		uint64_t all = c[TC_LAUNCH_ORIGINAL] + c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB];
+		char share[16] = "-";
+
+		if (!t->pid)
+			continue;
+		if (t->role == 2 && all)
+			snprintf(share, sizeof(share), "%.1f",
+				 100.0 * (double)(c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB]) / (double)all);
+		printf("  %-8d %-11s %-6s %-16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64
+		       " %9" PRIu64 " %9" PRIu64 " %10.1f %10s\n",
+		       t->pid, role_name(t->role),
+		       !coloc_tenant_alive(t) ? "dead" : t->busy ? "busy" : "idle", t->comm,
+		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], c[TC_LAUNCH_ORIGINAL], c[TC_LAUNCH_SLICE],
+		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share);
+	}
+}
+
+static unsigned reap(struct coloc_segment *s)
+{
+	unsigned n = 0;
+	int rc = pthread_mutex_lock(&s->lock);
+
+	if (rc == EOWNERDEAD)
+		pthread_mutex_consistent(&s->lock);
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		struct coloc_tenant *t = &s->tenants[i];
+
+		if (t->pid && !coloc_tenant_alive(t)) {
+			printf("GPU %s: tenant %d (%s) is gone: slot freed\n", s->gpu, t->pid, t->comm);
+			__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&t->pid, 0, __ATOMIC_RELEASE);
+			n++;
+		}
+	}
+	s->reaped += n;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("COLOC_RUN_DIR"), *cmd = NULL;
+	char prefix[64], path[4200];
+	struct dirent *e;
+	unsigned found = 0;
+	int status = 0, writable;
+	DIR *d;
+
+	if (!dir || !*dir)
+		dir = "/dev/shm";
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("colocctl (colocc) %s\n", COLOC_VERSION);
+			return 0;
+		} else if (!strcmp(argv[i], "--run-dir") && i + 1 < argc) {
+			dir = argv[++i];
+		} else if (!strncmp(argv[i], "--run-dir=", 10)) {
+			dir = argv[i] + 10;
+		} else if (argv[i][0] != '-' && !cmd) {
+			cmd = argv[i];
+		} else {
+			fprintf(stderr, "colocctl: error: unexpected argument '%s'\n%s", argv[i], usage);
+			return 2;
+		}
+	}
+	if (!cmd || (strcmp(cmd, "status") && strcmp(cmd, "reap"))) {
+		fprintf(stderr, "colocctl: error: %s%s%s\n%s", cmd ? "unknown command '" : "no command",
+			cmd ? cmd : "", cmd ? "'" : "", usage);
+		return 2;
+	}
+	writable = !strcmp(cmd, "reap");
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "colocctl: error: cannot read '%s': %s\n", dir, strerror(errno));
+		return 1;
+	}
+	snprintf(prefix, sizeof(prefix), "coloc-%ld-", (long)getuid());
+	while ((e = readdir(d))) {
+		struct coloc_segment *s;
+		struct stat st;
+		int fd;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_size != (off_t)sizeof(*s)) {
+			fprintf(stderr, "colocctl: error: '%s' is not a coordinator segment of this "
+				"colocc\n", path);
+			if (fd >= 0)
+				close(fd);
+			status = 1;
+			continue;
+		}
+		s = mmap(NULL, sizeof(*s), PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+		close(fd);
+		if (s == MAP_FAILED || s->magic != COLOC_SEGMENT_MAGIC ||
+		    s->version != COLOC_SEGMENT_VERSION) {
+			fprintf(stderr, "colocctl: error: '%s' is not a coordinator segment of this "
+				"colocc\n", path);
+			status = 1;
+			if (s != MAP_FAILED)
+				munmap(s, sizeof(*s));
+			continue;
+		}
+		found++;
+		if (writable)
+			reap(s);
+		else
+			print_segment(path, s);
+		munmap(s, sizeof(*s));
+	}
+	closedir(d);
+	if (!found)
+		printf("no colocc tenants have run on this machine (no segments in %s)\n", dir);
+	return status;
+}
