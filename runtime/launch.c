@@ -68,18 +68,25 @@ static void count(enum coloc_stat s, enum coloc_tenant_counter c)
 
 static CUresult launch_original(const struct launch *l)
 {
-	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT) {
-		coloc_sched_gate();
+	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
+	CUresult rc;
+
+	if (be) {
+		coloc_sched_issue_begin();
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 	} else {
 		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
 		coloc_sched_latency_launch();
 	}
 	if (l->config)
-		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
-	return COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x,
-					    l->block.y, l->block.z, l->shmem, l->stream,
-					    l->params, l->extra);
+		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
+	else
+		rc = COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z,
+							    l->block.x, l->block.y, l->block.z,
+							    l->shmem, l->stream, l->params, l->extra);
+	if (be && rc == CUDA_SUCCESS)
+		coloc_sched_issue_end(l->stream, l->flavor);
+	return rc;
 }
 
 static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, const char *name,
@@ -263,8 +270,10 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	params_add(&p, k, VARIANT_PTB, l->grid, none, control);
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
-	coloc_sched_gate();
+	coloc_sched_issue_begin();
 	rc = launch_variant(l, fn, wgrid, p.ptr);
+	if (rc == CUDA_SUCCESS)
+		coloc_sched_issue_end(l->stream, l->flavor);
 	if (rc != CUDA_SUCCESS) {
 		*why = "the driver refused its persistent form";
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -296,8 +305,10 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 	coloc_slice_plan(l->grid, wanted, plan, n);
 	for (uint64_t i = 0; i < n && rc == CUDA_SUCCESS; i++) {
 		params_add(&p, k, VARIANT_SLICE, l->grid, plan[i].offset, 0);
-		coloc_sched_gate(); /* between slices: the latency tenant goes first */
+		coloc_sched_issue_begin(); /* between slices: the latency tenant goes first */
 		rc = launch_variant(l, fn, plan[i].grid, p.ptr);
+		if (rc == CUDA_SUCCESS)
+			coloc_sched_issue_end(l->stream, l->flavor);
 		/* Nothing ran yet: the original can still take its place. */
 		if (rc != CUDA_SUCCESS && i == 0) {
 			*why = "the driver refused its first slice";

@@ -34,6 +34,8 @@
 #include "scheduler.h"
 
 #define MAX_DEVICES 32
+/* Between two waits for a latency context that is still receiving work. */
+#define SETTLE_PAUSE_NS 1000000u
 
 struct dev_state {
 	int ordinal;
@@ -174,8 +176,15 @@ static void settle(struct dev_state *d)
 		sleep_ns(last + sched.hold_ns - now_ns());
 		return;
 	}
-	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
+	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen) {
+		/*
+		 * Launches keep coming: look again later rather than at once.  A
+		 * context synchronization takes the driver's locks the launching
+		 * thread needs; back to back they cost every launch microseconds.
+		 */
+		sleep_ns(SETTLE_PAUSE_NS);
 		return;
+	}
 	__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
 	/* A launch that saw busy == 1 just before the store did not wake us. */
 	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
@@ -243,6 +252,64 @@ void coloc_sched_gate(void)
 	}
 }
 
+/* ---- the depth of best-effort work in flight */
+
+#define MAX_DEPTH 16
+
+static struct {
+	pthread_mutex_t lock; /* guards everything here */
+	CUcontext ctx[MAX_DEPTH];
+	CUevent ev[MAX_DEPTH];
+	bool pending[MAX_DEPTH];
+	unsigned next;
+	unsigned depth;
+} ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .depth = 2 };
+
+void coloc_sched_issue_begin(void)
+{
+	unsigned slot;
+
+	if (ring.depth) {
+		pthread_mutex_lock(&ring.lock);
+		/* The item `depth` launches back must be done before another goes. */
+		slot = (ring.next + MAX_DEPTH - ring.depth) % MAX_DEPTH;
+		if (ring.pending[slot]) {
+			CUcontext cur = NULL;
+
+			REAL(cuCtxGetCurrent)(&cur);
+			if (ring.ctx[slot] == cur)
+				REAL(cuEventSynchronize)(ring.ev[slot]);
+			ring.pending[slot] = false;
+		}
+		pthread_mutex_unlock(&ring.lock);
+	}
+	coloc_sched_gate();
+}
+
+void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)
+{
+	CUcontext cur = NULL;
+	unsigned slot;
+	CUresult rc;
+
+	if (!ring.depth || REAL(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || !cur)
+		return;
+	pthread_mutex_lock(&ring.lock);
+	slot = ring.next++ % MAX_DEPTH;
+	if (ring.ctx[slot] != cur || !ring.ev[slot]) {
+		/* Events of another context are left behind; contexts rarely change. */
+		ring.ev[slot] = NULL;
+		if (REAL(cuEventCreate)(&ring.ev[slot], 2 /* CU_EVENT_DISABLE_TIMING */) != CUDA_SUCCESS)
+			ring.ev[slot] = NULL;
+		ring.ctx[slot] = cur;
+	}
+	rc = !ring.ev[slot] ? CUDA_ERROR_INVALID_HANDLE :
+	     flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(ring.ev[slot], stream) :
+				     REAL(cuEventRecord)(ring.ev[slot], stream);
+	ring.pending[slot] = rc == CUDA_SUCCESS;
+	pthread_mutex_unlock(&ring.lock);
+}
+
 static void before_fork(void)
 {
 	pthread_mutex_lock(&sched.lock);
@@ -266,10 +333,15 @@ static void after_fork_child(void)
 
 __attribute__((constructor)) static void sched_init(void)
 {
-	const char *hold = getenv("COLOC_HOLD_US");
+	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
 
 	if (hold && *hold)
 		sched.hold_ns = strtoull(hold, NULL, 10) * 1000u;
+	if (depth && *depth) {
+		unsigned long d = strtoul(depth, NULL, 10);
+
+		ring.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
+	}
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 

@@ -24,6 +24,15 @@ void coloc_sched_latency_launch(void);
  * returns once no latency tenant of this GPU has work in flight.
  */
 void coloc_sched_gate(void);
+/*
+ * Around each best-effort kernel or slice put on `stream`: begin waits
+ * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
+ * ones are unfinished, then for the latency tenant (coloc_sched_gate); end
+ * marks the new one with an event.  So at most that many best-effort items
+ * stand between the latency tenant and the GPU.
+ */
+void coloc_sched_issue_begin(void);
+void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
 /* Adds to one of this tenant's published counters on the current device. */
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);
 
