@@ -102,9 +102,16 @@ enum coloc_form_choice {
 	COLOC_FORM_PTB,
 };
 
+/* How tenants share the GPU (COLOC_POLICY). */
+enum coloc_policy {
+	COLOC_POLICY_ISOLATE, /* best-effort work only while the latency tenant is idle */
+	COLOC_POLICY_NONE,    /* no coordination: capture and variants only */
+};
+
 struct coloc_config {
 	bool disabled;          /* COLOC_DISABLE=1, or a configuration error */
 	enum coloc_role role;
+	enum coloc_policy policy;
 	enum coloc_log_level log_level;
 	int log_fd;
 	char cache_dir[4096];   /* COLOC_CACHE_DIR, default ~/.cache/coloc */

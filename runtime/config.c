@@ -7,6 +7,7 @@
  *   COLOC_CACHE_DIR=DIR      compiled variants (default ~/.cache/coloc)
  *   COLOC_AOT_CACHE=DIR:...  caches written by colocc --aot, read only
  *   COLOC_FORM=auto|original|slice[:N]|ptb[:W]   best-effort launches
+ *   COLOC_POLICY=isolate|none    how tenants share the GPU (default isolate)
  *   COLOC_STATS_FILE=PATH    statistics as JSON at exit (%p: the process id)
  *
  * A configuration error turns colocc off and says why: a program must
@@ -313,6 +314,18 @@ __attribute__((constructor)) static void coloc_init(void)
 	s = getenv("COLOC_FORM");
 	if (s && *s)
 		read_form(s);
+	s = getenv("COLOC_POLICY");
+	if (s && *s && strcmp(s, "isolate") != 0) {
+		if (strcmp(s, "none") == 0) {
+			coloc_cfg.policy = COLOC_POLICY_NONE;
+		} else {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_POLICY='%s' is not isolate or none%s; colocc "
+				  "is off", s, strcmp(s, "fill") == 0 ?
+				  " (fill, for training beside training, is not written yet)" : "");
+			coloc_cfg.disabled = true;
+			return;
+		}
+	}
 	if (!coloc_cfg.disabled && coloc_cfg.role != COLOC_ROLE_NONE)
 		coloc_log(COLOC_LOG_INFO, "role %s, cache %s",
 			  coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" : "best-effort",

@@ -124,6 +124,8 @@ static struct dev_state *current_dev(void)
 {
 	CUcontext ctx = NULL;
 
+	if (coloc_cfg.policy == COLOC_POLICY_NONE)
+		return NULL;
 	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
 		return NULL;
 	if (ctx != cached_ctx || !cached_dev) {
