@@ -14,13 +14,14 @@
  *   --launch=plain|ex|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
  *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
- *   --timed (print how long each launch call took) --sleep-ms=N (stay N ms
+ *   --threads=N (N threads launch at once) --timed (print how long each launch call took) --sleep-ms=N (stay N ms
  *   after the launches, before synchronizing)
  *
  * It prints one line per step; the fake driver's log says what reached it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,11 +206,73 @@ static void dims(const char *s, unsigned d[3])
 	}
 }
 
+struct job {
+	CUfunction fn, kernel_handle;
+	CUdeviceptr buf;
+	const char *how;
+	unsigned gx, gy, gz, bx, by, bz, shmem;
+	int repeat, timed, failed;
+};
+
+static void *launches(void *arg)
+{
+	struct job *j = arg;
+	CUresult rc;
+
+	for (int r = 0; r < j->repeat; r++) {
+		unsigned n = 1000;
+		float factor = 2.0f;
+		void *params[] = { &j->buf, &n, &factor };
+		struct {
+			uint64_t p;
+			uint32_t n;
+			float f;
+		} packed = { j->buf, n, factor };
+		size_t psize = sizeof(packed);
+		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+				  &psize, CU_LAUNCH_PARAM_END };
+		CUlaunchConfig c = { j->gx, j->gy, j->gz, j->bx, j->by, j->bz,
+				     j->shmem, NULL, NULL, 0 };
+		CUfunction f = j->kernel_handle && r % 2 == 0 ? j->kernel_handle : j->fn;
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+
+		if (!strcmp(j->how, "plain"))
+			rc = cu.launch(f, j->gx, j->gy, j->gz, j->bx, j->by, j->bz,
+				       j->shmem, NULL, params, NULL);
+		else if (!strcmp(j->how, "extra"))
+			rc = cu.launch(f, j->gx, j->gy, j->gz, j->bx, j->by, j->bz,
+				       j->shmem, NULL, NULL, extra);
+		else if (!strcmp(j->how, "ex"))
+			rc = cu.launch_ex(&c, f, params, NULL);
+		else if (!strcmp(j->how, "coop"))
+			rc = cu.launch_coop(f, j->gx, j->gy, j->gz, j->bx, j->by,
+					    j->bz, j->shmem, NULL, params);
+		else {
+			printf("app: unknown --launch=%s\n", j->how);
+			j->failed = 2;
+			return NULL;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (j->timed)
+			printf("app: launch %d: %d, took %ld ms\n", r, rc,
+			       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+		else
+			printf("app: launch %d: %d\n", r, rc);
+		if (rc != CUDA_SUCCESS) {
+			j->failed = 1;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
-	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0;
+	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1;
 	const char *probes[32];
 	CUmodule mod = NULL;
 	CUfunction fn = NULL, kernel_handle = NULL;
@@ -239,6 +302,8 @@ int main(int argc, char **argv)
 			shmem = (unsigned)atoi(a + 8);
 		else if (!strncmp(a, "--attr-shmem=", 13))
 			attr_shmem = (unsigned)atoi(a + 13);
+		else if (!strncmp(a, "--threads=", 10))
+			threads = atoi(a + 10);
 		else if (!strcmp(a, "--timed"))
 			timed = 1;
 		else if (!strncmp(a, "--sleep-ms=", 11))
@@ -314,48 +379,23 @@ int main(int argc, char **argv)
 	if ((rc = cu.mem_alloc(&buf, 4096)) != CUDA_SUCCESS)
 		die("cuMemAlloc", rc);
 
-	for (int r = 0; r < repeat; r++) {
-		unsigned n = 1000;
-		float factor = 2.0f;
-		void *params[] = { &buf, &n, &factor };
-		struct {
-			uint64_t p;
-			uint32_t n;
-			float f;
-		} packed = { buf, n, factor };
-		size_t psize = sizeof(packed);
-		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
-				  &psize, CU_LAUNCH_PARAM_END };
-		CUlaunchConfig c = { grid[0], grid[1], grid[2], block[0], block[1], block[2],
-				     shmem, NULL, NULL, 0 };
-		CUfunction f = kernel_handle && r % 2 == 0 ? kernel_handle : fn;
-		struct timespec t0, t1;
+	{
+		struct job job = { fn, kernel_handle, buf, how, grid[0], grid[1], grid[2], block[0],
+				   block[1], block[2], shmem, repeat, timed, 0 };
+		pthread_t th[64];
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-
-		if (!strcmp(how, "plain"))
-			rc = cu.launch(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-				       shmem, NULL, params, NULL);
-		else if (!strcmp(how, "extra"))
-			rc = cu.launch(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-				       shmem, NULL, NULL, extra);
-		else if (!strcmp(how, "ex"))
-			rc = cu.launch_ex(&c, f, params, NULL);
-		else if (!strcmp(how, "coop"))
-			rc = cu.launch_coop(f, grid[0], grid[1], grid[2], block[0], block[1],
-					    block[2], shmem, NULL, params);
-		else {
-			printf("app: unknown --launch=%s\n", how);
+		if (threads < 1 || threads > 64) {
+			printf("app: --threads must be 1 to 64\n");
 			return 2;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (timed)
-			printf("app: launch %d: %d, took %ld ms\n", r, rc,
-			       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
-		else
-			printf("app: launch %d: %d\n", r, rc);
-		if (rc != CUDA_SUCCESS)
-			return 1;
+		/* Several threads launch the same kernel at once: its first launch races. */
+		for (int t = 1; t < threads; t++)
+			pthread_create(&th[t], NULL, launches, &job);
+		launches(&job);
+		for (int t = 1; t < threads; t++)
+			pthread_join(th[t], NULL);
+		if (job.failed)
+			return job.failed;
 	}
 	if (sleep_ms) {
 		struct timespec t = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
