@@ -105,6 +105,7 @@ enum coloc_form_choice {
 /* How tenants share the GPU (COLOC_POLICY). */
 enum coloc_policy {
 	COLOC_POLICY_ISOLATE, /* best-effort work only while the latency tenant is idle */
+	COLOC_POLICY_FILL,    /* the same, but the latency tenant's NCCL kernels do not count */
 	COLOC_POLICY_NONE,    /* no coordination: capture and variants only */
 };
 

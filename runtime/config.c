@@ -7,7 +7,7 @@
  *   COLOC_CACHE_DIR=DIR      compiled variants (default ~/.cache/coloc)
  *   COLOC_AOT_CACHE=DIR:...  caches written by colocc --aot, read only
  *   COLOC_FORM=auto|original|slice[:N]|ptb[:W]   best-effort launches
- *   COLOC_POLICY=isolate|none    how tenants share the GPU (default isolate)
+ *   COLOC_POLICY=isolate|fill|none    how tenants share the GPU (default isolate)
  *   COLOC_STATS_FILE=PATH    statistics as JSON at exit (%p: the process id)
  *
  * A configuration error turns colocc off and says why: a program must
@@ -318,10 +318,11 @@ __attribute__((constructor)) static void coloc_init(void)
 	if (s && *s && strcmp(s, "isolate") != 0) {
 		if (strcmp(s, "none") == 0) {
 			coloc_cfg.policy = COLOC_POLICY_NONE;
+		} else if (strcmp(s, "fill") == 0) {
+			coloc_cfg.policy = COLOC_POLICY_FILL;
 		} else {
-			coloc_log(COLOC_LOG_ERROR, "COLOC_POLICY='%s' is not isolate or none%s; colocc "
-				  "is off", s, strcmp(s, "fill") == 0 ?
-				  " (fill, for training beside training, is not written yet)" : "");
+			coloc_log(COLOC_LOG_ERROR, "COLOC_POLICY='%s' is not isolate, fill or none; "
+				  "colocc is off", s);
 			coloc_cfg.disabled = true;
 			return;
 		}

@@ -76,7 +76,7 @@ static CUresult launch_original(const struct launch *l)
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 	} else {
 		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
-		coloc_sched_latency_launch();
+		coloc_sched_latency_launch(l->fn);
 	}
 	if (l->config)
 		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
@@ -456,14 +456,14 @@ CUresult hook_cuLaunchKernelEx_ptsz(cuLaunchKernelEx_ptsz_fn real, const CUlaunc
 }
 
 /* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
-static void cooperative_launch(void)
+static void cooperative_launch(CUfunction fn)
 {
 	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT) {
 		coloc_sched_gate();
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 	} else {
 		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
-		coloc_sched_latency_launch();
+		coloc_sched_latency_launch(fn);
 	}
 }
 
@@ -472,7 +472,7 @@ CUresult hook_cuLaunchCooperativeKernel(cuLaunchCooperativeKernel_fn real, CUfun
 					unsigned by, unsigned bz, unsigned shmem, CUstream stream,
 					void **params)
 {
-	cooperative_launch();
+	cooperative_launch(fn);
 	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
 }
 
@@ -481,6 +481,6 @@ CUresult hook_cuLaunchCooperativeKernel_ptsz(cuLaunchCooperativeKernel_ptsz_fn r
 					     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
 					     CUstream stream, void **params)
 {
-	cooperative_launch();
+	cooperative_launch(fn);
 	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
 }

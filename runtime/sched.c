@@ -143,12 +143,60 @@ void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n)
 		__atomic_fetch_add(&d->self->counters[c], n, __ATOMIC_RELAXED);
 }
 
-void coloc_sched_latency_launch(void)
+/* ---- policy fill: which kernels are communication */
+
+#define COMM_SLOTS 4096
+
+/* Open addressing: handle | 1 when it is a communication kernel; a slot is written once. */
+static uintptr_t comm_cache[COMM_SLOTS];
+
+static bool name_is_comm(const char *name)
+{
+	/* NCCL's device kernels, as PyTorch and NCCL's own tests launch them. */
+	return name && (strncmp(name, "ncclKernel", 10) == 0 || strncmp(name, "ncclDevKernel", 13) == 0 ||
+			strstr(name, "ncclKernel_") || strstr(name, "ncclDevKernel_"));
+}
+
+/* Whether `fn` is a communication kernel; the answer is kept per handle. */
+static bool is_comm(CUfunction fn)
+{
+	uintptr_t h = (uintptr_t)fn, v;
+	size_t start = (size_t)((h >> 4) * 0x9E3779B97F4A7C15ull >> 52) % COMM_SLOTS, i = start;
+	const char *name = NULL;
+	bool comm;
+
+	for (size_t n = 0; n < 8; n++, i = (i + 1) % COMM_SLOTS) {
+		v = __atomic_load_n(&comm_cache[i], __ATOMIC_ACQUIRE);
+		if ((v & ~(uintptr_t)1) == h)
+			return v & 1;
+		if (!v)
+			break;
+	}
+	/* A CUkernel passed as a CUfunction (the CUDA runtime does) has a name too. */
+	if (REAL(cuFuncGetName)(&name, fn) != CUDA_SUCCESS &&
+	    REAL(cuKernelGetName)(&name, (CUkernel)fn) != CUDA_SUCCESS)
+		name = NULL;
+	comm = name_is_comm(name);
+	if (h & 1)
+		return comm; /* not a pointer colocc can tag: asked every time */
+	for (size_t n = 0, k = start; n < 8; n++, k = (k + 1) % COMM_SLOTS) {
+		uintptr_t none = 0;
+
+		if (__atomic_compare_exchange_n(&comm_cache[k], &none, h | comm, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	return comm;
+}
+
+void coloc_sched_latency_launch(CUfunction fn)
 {
 	struct dev_state *d = current_dev();
 
 	if (!d || !d->self)
 		return;
+	if (coloc_cfg.policy == COLOC_POLICY_FILL && is_comm(fn))
+		return; /* the GPU is not busy with computation: best-effort work may fill it */
 	__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);

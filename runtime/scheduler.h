@@ -17,8 +17,11 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
 
 /* ---- sched.c */
 
-/* A latency tenant is about to launch on the current context. */
-void coloc_sched_latency_launch(void);
+/*
+ * A latency tenant is about to launch `fn` on the current context.  Under
+ * policy fill, its communication kernels (NCCL's) do not make it busy.
+ */
+void coloc_sched_latency_launch(CUfunction fn);
 /*
  * A best-effort tenant is about to put a kernel (or a slice) on the GPU:
  * returns once no latency tenant of this GPU has work in flight.

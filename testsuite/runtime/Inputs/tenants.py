@@ -7,6 +7,8 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
   free  the same best-effort launch with no latency tenant: no wait (< 150 ms)
   kill  the latency tenant would stay busy 20 s but is killed after 300 ms;
         the best-effort tenant must go on soon after (< 2 s)
+  fill  as gate, but the latency tenant (COLOC_POLICY=fill) runs an NCCL
+        kernel: it does not count as busy, no wait (< 150 ms)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -36,11 +38,14 @@ def best_effort():
 
 
 latency = None
-if mode in ("gate", "kill"):
-    busy_us = 600000 if mode == "gate" else 20000000
-    args = [app, ptx] if mode == "gate" else [app, "--sleep-ms=30000", ptx]
-    latency = subprocess.Popen(args, stdout=subprocess.DEVNULL,
-                               env=dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us)))
+if mode in ("gate", "kill", "fill"):
+    busy_us = 20000000 if mode == "kill" else 600000
+    args = {"gate": [app, ptx], "kill": [app, "--sleep-ms=30000", ptx],
+            "fill": [app, "--kernel=ncclDevKernel_AllReduce_Sum_f32", ptx]}[mode]
+    lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us))
+    if mode == "fill":
+        lat_env["COLOC_POLICY"] = "fill"
+    latency = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=lat_env)
     time.sleep(0.1)
     status("during")
 if mode == "kill":
@@ -64,4 +69,6 @@ if mode == "gate":
     latency.wait()
 else:
     print("waited:", "no" if took < 150 else f"YES ({took} ms)")
+    if latency:
+        latency.wait()
 status("after")
