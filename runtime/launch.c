@@ -55,6 +55,7 @@ struct launch {
 	void **params;
 	void **extra;
 	const CUlaunchConfig *config; /* cuLaunchKernelEx, else NULL */
+	bool cooperative;             /* cuLaunchCooperativeKernel: always original */
 	enum coloc_stream_flavor flavor;
 	void *real;                   /* the driver's launch function */
 };
@@ -80,6 +81,10 @@ static CUresult launch_original(const struct launch *l)
 	}
 	if (l->config)
 		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
+	else if (l->cooperative)
+		rc = COLOC_CAST(cuLaunchCooperativeKernel_fn, l->real)(
+			l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z,
+			l->shmem, l->stream, l->params);
 	else
 		rc = COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z,
 							    l->block.x, l->block.y, l->block.z,
@@ -392,7 +397,8 @@ out:
 
 static CUresult launch(const struct launch *l)
 {
-	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+	/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
+	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT && !l->cooperative)
 		return launch_best_effort(l);
 	return launch_original(l);
 }
@@ -455,25 +461,18 @@ CUresult hook_cuLaunchKernelEx_ptsz(cuLaunchKernelEx_ptsz_fn real, const CUlaunc
 	return launch_ex(COLOC_CAST(void *, real), STREAM_PTDS, config, fn, params, extra);
 }
 
-/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
-static void cooperative_launch(CUfunction fn)
-{
-	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT) {
-		coloc_sched_gate();
-		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
-	} else {
-		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
-		coloc_sched_latency_launch(fn);
-	}
-}
-
 CUresult hook_cuLaunchCooperativeKernel(cuLaunchCooperativeKernel_fn real, CUfunction fn,
 					unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 					unsigned by, unsigned bz, unsigned shmem, CUstream stream,
 					void **params)
 {
-	cooperative_launch(fn);
-	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
+	struct launch l = {
+		.fn = fn, .grid = { gx, gy, gz }, .block = { bx, by, bz }, .shmem = shmem,
+		.stream = stream, .params = params, .cooperative = true, .flavor = STREAM_LEGACY,
+		.real = COLOC_CAST(void *, real),
+	};
+
+	return launch(&l);
 }
 
 CUresult hook_cuLaunchCooperativeKernel_ptsz(cuLaunchCooperativeKernel_ptsz_fn real,
@@ -481,6 +480,11 @@ CUresult hook_cuLaunchCooperativeKernel_ptsz(cuLaunchCooperativeKernel_ptsz_fn r
 					     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
 					     CUstream stream, void **params)
 {
-	cooperative_launch(fn);
-	return real(fn, gx, gy, gz, bx, by, bz, shmem, stream, params);
+	struct launch l = {
+		.fn = fn, .grid = { gx, gy, gz }, .block = { bx, by, bz }, .shmem = shmem,
+		.stream = stream, .params = params, .cooperative = true, .flavor = STREAM_PTDS,
+		.real = COLOC_CAST(void *, real),
+	};
+
+	return launch(&l);
 }

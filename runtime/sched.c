@@ -279,7 +279,8 @@ static bool latency_busy(struct coloc_segment *s)
 	return false;
 }
 
-void coloc_sched_gate(void)
+/* Returns once no latency tenant of this GPU has work in flight. */
+static void sched_gate(void)
 {
 	struct dev_state *d = current_dev();
 	uint64_t start, checked;
@@ -333,7 +334,7 @@ void coloc_sched_issue_begin(void)
 		}
 		pthread_mutex_unlock(&ring.lock);
 	}
-	coloc_sched_gate();
+	sched_gate();
 }
 
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)

@@ -23,14 +23,9 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
  */
 void coloc_sched_latency_launch(CUfunction fn);
 /*
- * A best-effort tenant is about to put a kernel (or a slice) on the GPU:
- * returns once no latency tenant of this GPU has work in flight.
- */
-void coloc_sched_gate(void);
-/*
  * Around each best-effort kernel or slice put on `stream`: begin waits
  * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
- * ones are unfinished, then for the latency tenant (coloc_sched_gate); end
+ * ones are unfinished, then while a latency tenant of the GPU is busy; end
  * marks the new one with an event.  So at most that many best-effort items
  * stand between the latency tenant and the GPU.
  */

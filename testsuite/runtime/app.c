@@ -11,7 +11,7 @@
  *   --ptds             per-thread default stream flavours (getproc only)
  *
  *   --load=data|dataex|fatbin|file|library|libfile|link
- *   --launch=plain|ex|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
+ *   --launch=plain|ex|ex-cluster|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
  *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
  *   --threads=N (N threads launch at once) --timed (print how long each launch call took) --sleep-ms=N (stay N ms
@@ -246,6 +246,15 @@ static void *launches(void *arg)
 				       j->shmem, NULL, NULL, extra);
 		else if (!strcmp(j->how, "ex"))
 			rc = cu.launch_ex(&c, f, params, NULL);
+		else if (!strcmp(j->how, "ex-cluster")) {
+			CUlaunchAttribute a = { .id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION };
+
+			a.value.clusterDim.x = 2;
+			a.value.clusterDim.y = a.value.clusterDim.z = 1;
+			c.attrs = &a;
+			c.numAttrs = 1;
+			rc = cu.launch_ex(&c, f, params, NULL);
+		}
 		else if (!strcmp(j->how, "coop"))
 			rc = cu.launch_coop(f, j->gx, j->gy, j->gz, j->bx, j->by,
 					    j->bz, j->shmem, NULL, params);

@@ -9,6 +9,8 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         the best-effort tenant must go on soon after (< 2 s)
   fill  as gate, but the latency tenant (COLOC_POLICY=fill) runs an NCCL
         kernel: it does not count as busy, no wait (< 150 ms)
+  hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=600000
+        keeps it busy after its launch: the best-effort tenant waits (>= 300 ms)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -38,13 +40,16 @@ def best_effort():
 
 
 latency = None
-if mode in ("gate", "kill", "fill"):
-    busy_us = 20000000 if mode == "kill" else 600000
+if mode in ("gate", "kill", "fill", "hold"):
+    busy_us = {"kill": 20000000, "hold": 0}.get(mode, 600000)
     args = {"gate": [app, ptx], "kill": [app, "--sleep-ms=30000", ptx],
-            "fill": [app, "--kernel=ncclDevKernel_AllReduce_Sum_f32", ptx]}[mode]
+            "fill": [app, "--kernel=ncclDevKernel_AllReduce_Sum_f32", ptx],
+            "hold": [app, "--sleep-ms=1500", ptx]}[mode]
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us))
     if mode == "fill":
         lat_env["COLOC_POLICY"] = "fill"
+    if mode == "hold":
+        lat_env["COLOC_HOLD_US"] = "600000"
     latency = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=lat_env)
     time.sleep(0.1)
     status("during")
@@ -64,7 +69,7 @@ if mode == "be-only":
     sys.exit(0 if took < 2000 else 1)
 
 took = best_effort()
-if mode == "gate":
+if mode in ("gate", "hold"):
     print("waited:", "yes" if took >= 300 else f"NO ({took} ms)")
     latency.wait()
 else:

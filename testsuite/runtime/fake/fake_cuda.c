@@ -453,14 +453,11 @@ void fake_kernel_ran(void)
 		fake.busy_until_ns = start + strtoull(us, NULL, 10) * 1000u;
 }
 
-/* After a synchronization call's log line: wait, unlocked, until the GPU is idle. */
-static CUresult wait_idle(CUresult rc)
+/* Sleeps, unlocked, until the simulated GPU reaches `until`; passes rc on. */
+static CUresult sleep_until(uint64_t until, CUresult rc)
 {
-	uint64_t until, now;
+	uint64_t now;
 
-	pthread_mutex_lock(&fake.lock);
-	until = fake.busy_until_ns;
-	pthread_mutex_unlock(&fake.lock);
 	while (rc == CUDA_SUCCESS && (now = now_ns()) < until) {
 		struct timespec t = { (time_t)((until - now) / 1000000000u),
 				      (long)((until - now) % 1000000000u) };
@@ -468,6 +465,17 @@ static CUresult wait_idle(CUresult rc)
 		nanosleep(&t, NULL);
 	}
 	return rc;
+}
+
+/* After a synchronization call's log line: wait until the GPU is idle. */
+static CUresult wait_idle(CUresult rc)
+{
+	uint64_t until;
+
+	pthread_mutex_lock(&fake.lock);
+	until = fake.busy_until_ns;
+	pthread_mutex_unlock(&fake.lock);
+	return sleep_until(until, rc);
 }
 
 CUresult cuCtxSynchronize(void)
@@ -1030,7 +1038,7 @@ CUresult cuEventSynchronize(CUevent event)
 {
 	struct coloc_buf line;
 	struct fake_event *e = NULL;
-	uint64_t until = 0, now;
+	uint64_t until = 0;
 	CUresult rc, found;
 
 	fake_begin(&line, __func__);
@@ -1039,14 +1047,7 @@ CUresult cuEventSynchronize(CUevent event)
 		rc = found;
 	if (rc == CUDA_SUCCESS)
 		until = e->done_ns;
-	rc = fake_end(&line, rc);
-	while (rc == CUDA_SUCCESS && (now = now_ns()) < until) {
-		struct timespec t = { (time_t)((until - now) / 1000000000u),
-				      (long)((until - now) % 1000000000u) };
-
-		nanosleep(&t, NULL);
-	}
-	return rc;
+	return sleep_until(until, fake_end(&line, rc));
 }
 
 CUresult cuEventDestroy_v2(CUevent event)
