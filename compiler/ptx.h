@@ -167,8 +167,8 @@ enum ptx_expr_kind {
 
 /* PTX_EXPR_FLOAT forms (in op). */
 enum ptx_float_form {
-	PTX_FLOAT_HEX32, /* 0fXXXXXXXX: value holds the bits */
-	PTX_FLOAT_HEX64, /* 0dXXXXXXXXXXXXXXXX: value holds the bits */
+	PTX_FLOAT_HEX32, /* 0f and 8 hex digits: value holds the bits */
+	PTX_FLOAT_HEX64, /* 0d and 16 hex digits: value holds the bits */
 	PTX_FLOAT_DEC,   /* 1.5, 2e3: value holds the double's bits */
 };
 
