@@ -24,6 +24,8 @@ const char *const pass_param_role_names[] = {
 	[PASS_PARAM_OFFSET_Y] = "offset_y",
 	[PASS_PARAM_OFFSET_Z] = "offset_z",
 	[PASS_PARAM_CONTROL] = "control",
+	[PASS_PARAM_PARK] = "park",
+	[PASS_PARAM_STOP] = "stop",
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)

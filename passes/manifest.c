@@ -87,7 +87,7 @@ int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name, struct
 	json_string(b, ptx_name ? ptx_name : "");
 	coloc_buf_puts(b, ",\n  \"target\": ");
 	json_string(b, target ? target : "");
-	coloc_buf_puts(b, ",\n  \"ptb_control\": {\"bytes\": 8, \"next\": 0, \"stop\": 4},\n");
+	coloc_buf_puts(b, ",\n  \"ptb_control\": {\"bytes\": 8, \"next\": 0, \"done\": 4},\n");
 	coloc_buf_puts(b, "  \"kernels\": [");
 	for (i = 0; i < ctx->nkernels; i++) {
 		const struct pass_kernel *k = &ctx->kernels[i];

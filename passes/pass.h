@@ -32,7 +32,9 @@ enum pass_param_role {
 	PASS_PARAM_OFFSET_X, /* slice: first block of this launch */
 	PASS_PARAM_OFFSET_Y,
 	PASS_PARAM_OFFSET_Z,
-	PASS_PARAM_CONTROL,  /* ptb: device pointer to struct coloc_ptb_control */
+	PASS_PARAM_CONTROL,  /* ptb: device pointer to the launch's control block */
+	PASS_PARAM_PARK,     /* ptb: non-zero: worker 0 parks when stopped (docs/passes.md) */
+	PASS_PARAM_STOP,     /* ptb: device pointer to the stop word */
 };
 
 extern const char *const pass_param_role_names[];

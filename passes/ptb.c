@@ -58,6 +58,8 @@
  * fence.proxy.async.shared::cta before the loop-head barrier.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pass.h"
 
@@ -65,8 +67,25 @@ static const struct pass_param ptb_params[] = {
 	{COLOC_PREFIX "grid_x", PASS_PARAM_GRID_X, 4, 4},
 	{COLOC_PREFIX "grid_y", PASS_PARAM_GRID_Y, 4, 4},
 	{COLOC_PREFIX "grid_z", PASS_PARAM_GRID_Z, 4, 4},
+	{COLOC_PREFIX "park", PASS_PARAM_PARK, 4, 4},
 	{COLOC_PREFIX "control", PASS_PARAM_CONTROL, 8, 8},
+	{COLOC_PREFIX "stop", PASS_PARAM_STOP, 8, 8},
 };
+
+/*
+ * sm_70 and PTX 6.3 bring the memory model's release/acquire operations and
+ * nanosleep; older targets get membar.gl around relaxed accesses and a
+ * parked worker that polls without sleeping.
+ */
+static bool has_memory_model(const struct ptx_module *m)
+{
+	const char *target = ptx_module_target(m);
+	unsigned major = 0, minor = 0;
+
+	if (!target || strncmp(target, "sm_", 3) != 0 || atoi(target + 3) < 70)
+		return false;
+	return ptx_module_version(m, &major, &minor) == 0 && (major > 6 || (major == 6 && minor >= 3));
+}
 
 static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 {
@@ -77,6 +96,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	struct coloc_buf decompose;
 	struct ptx_func *f;
 	struct ptx_stmt *first;
+	bool mm = has_memory_model(m);
 	unsigned i;
 	char name[64];
 	int rc = -1;
@@ -122,14 +142,16 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .b32 __coloc_vid, __coloc_total, __coloc_gx, __coloc_gy, __coloc_gz, __coloc_gxy;\n"
 		    ".reg .b32 __coloc_t, __coloc_parity, __coloc_slotp;\n"
 		    ".reg .b32 __coloc_ctaid_x, __coloc_ctaid_y, __coloc_ctaid_z;\n"
-		    ".reg .b64 __coloc_ctl, __coloc_slotg, __coloc_slota;\n"
-		    ".reg .pred __coloc_leader, __coloc_stop, __coloc_done;\n"
+		    ".reg .b64 __coloc_ctl, __coloc_stopp, __coloc_slotg, __coloc_slota;\n"
+		    ".reg .pred __coloc_leader, __coloc_stopped, __coloc_done, __coloc_prev, __coloc_count, __coloc_parker;\n"
 		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
 		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
 		    "ld.param.u32 __coloc_gz, [__coloc_grid_z];\n"
 		    "ld.param.u64 __coloc_ctl, [__coloc_control];\n"
 		    "cvta.to.global.u64 __coloc_ctl, __coloc_ctl;\n"
+		    "ld.param.u64 __coloc_stopp, [__coloc_stop];\n"
+		    "cvta.to.global.u64 __coloc_stopp, __coloc_stopp;\n"
 		    "mov.u32 __coloc_t, %%ctaid.x;\n"
 		    "mul.wide.u32 __coloc_slotg, __coloc_t, 8;\n"
 		    "add.s64 __coloc_slotg, __coloc_slotg, __coloc_ctl;\n"
@@ -142,23 +164,35 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "mov.u32 __coloc_vid, %%tid.z;\n"
 		    "or.b32 __coloc_t, __coloc_t, __coloc_vid;\n"
 		    "setp.eq.u32 __coloc_leader, __coloc_t, 0;\n"
+		    /* The parker: worker 0's leader, in a launch that asks for one. */
+		    "ld.param.u32 __coloc_t, [__coloc_park];\n"
+		    "setp.ne.u32 __coloc_parker, __coloc_t, 0;\n"
+		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
+		    "setp.eq.and.u32 __coloc_parker, __coloc_vid, 0, __coloc_parker;\n"
+		    "and.pred __coloc_parker, __coloc_parker, __coloc_leader;\n"
+		    "mov.pred __coloc_stopped, 0;\n"
+		    "mov.pred __coloc_prev, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
 		    "__coloc_next:\n"
 		    "shl.b32 __coloc_t, __coloc_parity, 2;\n"
 		    "%s"
 		    "xor.b32 __coloc_parity, __coloc_parity, 1;\n"
 		    "@!__coloc_leader bra __coloc_taken;\n"
-		    "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\n"
-		    "setp.ne.u32 __coloc_stop, __coloc_t, 0;\n"
+		    "ld.volatile.global.u32 __coloc_t, [__coloc_stopp];\n"
+		    "setp.ne.u32 __coloc_stopped, __coloc_t, 0;\n"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
-		    "@!__coloc_stop atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
+		    "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
 		    "%s"
 		    "__coloc_taken:\n"
 		    "%s"
 		    "barrier.sync 0;\n"
+		    /* The whole block finished the previous virtual block: count it done. */
+		    "and.pred __coloc_count, __coloc_prev, __coloc_leader;\n"
+		    "%s"
 		    "%s"
 		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
 		    "@__coloc_done bra __coloc_exit;\n"
+		    "mov.pred __coloc_prev, 1;\n"
 		    "%s",
 		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
 		    k->ptb_global_slots ? "cvt.u64.u32 __coloc_slota, __coloc_t;\n"
@@ -168,11 +202,35 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
 					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
+		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
+		       : "@__coloc_count membar.gl;\n"
+			 "@__coloc_count red.global.add.u32 [__coloc_ctl+4], 1;\n",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
 					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
 		    decompose.data) < 0)
 		goto out;
-	if (pass_insert_snippet(ctx, &f->body, NULL, "__coloc_exit:\nret;\n") < 0)
+	/*
+	 * The parker waits for every virtual block to be done, by this
+	 * launch's workers or by helpers launched with the same control block,
+	 * so that the application's stream does not move on before the
+	 * kernel's work is complete.  It waits whether or not it saw the stop
+	 * flag: a helper may hold the last blocks of a launch that was resumed
+	 * before it even started.
+	 */
+	if (pass_insert_snippet(ctx, &f->body, NULL,
+				"__coloc_exit:\n"
+				"@!__coloc_parker bra __coloc_leave;\n"
+				"__coloc_parked:\n"
+				"%s"
+				"setp.lt.u32 __coloc_done, __coloc_t, __coloc_total;\n"
+				"@!__coloc_done bra __coloc_leave;\n"
+				"%s"
+				"bra __coloc_parked;\n"
+				"__coloc_leave:\n"
+				"ret;\n",
+				mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
+				   : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
+				mm ? "nanosleep.u32 1000;\n" : "") < 0)
 		goto out;
 	k->variant[PASS_FORM_PTB] = v;
 	k->added[PASS_FORM_PTB] = ptb_params;

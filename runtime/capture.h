@@ -34,6 +34,7 @@ struct coloc_kernel_info {
 		uint8_t size, align;
 	} added[VARIANT_FORMS][COLOC_MAX_ADDED];
 	unsigned nadded[VARIANT_FORMS];
+	bool ptb_global_slots;        /* ptb keeps two words per worker after the control header */
 	bool fallback_logged;         /* a fallback to the original was logged */
 	/* What the application set on the original, replayed on the variants. */
 	int attr[CU_FUNC_ATTRIBUTE_MAX];

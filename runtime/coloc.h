@@ -82,7 +82,16 @@ void *coloc_real(enum coloc_slot slot);
 void coloc_real_offer(enum coloc_slot slot, void *fn);
 /* Looks a symbol up in the driver library, bypassing colocc. */
 void *coloc_driver_symbol(const char *symbol);
-#define REAL(sym) COLOC_CAST(sym##_fn, coloc_real(SLOT_##sym))
+/* Per slot, a function of the slot's type that returns CUDA_ERROR_NOT_SUPPORTED. */
+extern void *const coloc_missing[SLOT_COUNT];
+/* The driver's function, or one that fails when the driver has none (logged once). */
+static inline void *coloc_real_or_missing(enum coloc_slot slot)
+{
+	void *fn = coloc_real(slot);
+
+	return fn ? fn : coloc_missing[slot];
+}
+#define REAL(sym) COLOC_CAST(sym##_fn, coloc_real_or_missing(SLOT_##sym))
 
 /* ---- config.c: the environment, the log, the statistics */
 

@@ -16,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coord.h"
@@ -47,7 +50,31 @@ static unsigned reap_locked(struct coloc_segment *s)
 		}
 	}
 	s->reaped += n;
+	if (n)
+		coloc_coord_signal(s);
 	return n;
+}
+
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+void coloc_coord_signal(struct coloc_segment *s)
+{
+	__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST))
+		futex(&s->epoch, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+void coloc_coord_wait(struct coloc_segment *s, uint32_t seen, uint64_t timeout_ns)
+{
+	struct timespec t = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+
+	__atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST);
+	/* The segment is shared between processes: not FUTEX_PRIVATE_FLAG. */
+	futex(&s->epoch, FUTEX_WAIT, seen, &t);
+	__atomic_fetch_sub(&s->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 unsigned coloc_coord_reap(struct coloc_segment *s)

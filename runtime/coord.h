@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 1
+#define COLOC_SEGMENT_VERSION 2
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -25,6 +25,8 @@ enum coloc_tenant_counter {
 	TC_GATED_NS,         /* best-effort: time launches waited for the latency tenant */
 	TC_GATED_LAUNCHES,   /* best-effort: launches that waited */
 	TC_BUSY_PERIODS,     /* latency: idle-to-busy transitions */
+	TC_PREEMPTIONS,      /* best-effort: stops that found a persistent kernel running */
+	TC_HELPERS,          /* best-effort: helper launches that resumed stopped kernels */
 	TC_COUNT
 };
 
@@ -37,6 +39,14 @@ struct coloc_tenant {
 	uint32_t pad;
 	uint64_t busy_since_ns;
 	uint64_t counters[TC_COUNT];
+	/*
+	 * Best-effort: the last turnarounds, in microseconds, from a latency
+	 * tenant's idle-to-busy edge to this tenant's persistent kernels having
+	 * left the GPU (all but their parked worker); turn_count counts them all.
+	 */
+#define COLOC_TURN_SAMPLES 256
+	uint64_t turn_count;
+	uint32_t turn_us[COLOC_TURN_SAMPLES];
 };
 
 struct coloc_segment {
@@ -47,7 +57,20 @@ struct coloc_segment {
 	pthread_mutex_t lock; /* robust, process-shared; guards the tenant slots' pid/role */
 	uint64_t reaped;     /* tenants found dead and removed */
 	struct coloc_tenant tenants[COLOC_MAX_TENANTS];
+	/*
+	 * Bumped at every change of a latency tenant's busy state (and at
+	 * reaping); best-effort watchers sleep on it with futex(2) and count
+	 * themselves in `waiters`, so that nobody pays a wake-up system call
+	 * while nobody waits.
+	 */
+	uint32_t epoch;
+	uint32_t waiters;
 };
+
+/* Bumps the epoch and wakes the watchers sleeping on it. */
+void coloc_coord_signal(struct coloc_segment *s);
+/* Sleeps until the epoch differs from `seen` or `timeout_ns` passed. */
+void coloc_coord_wait(struct coloc_segment *s, uint32_t seen, uint64_t timeout_ns);
 
 /* The process's start time in clock ticks since boot, or 0 when it is gone. */
 uint64_t coloc_process_start(pid_t pid);

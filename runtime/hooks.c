@@ -11,7 +11,7 @@
 	COLOC_EXPORT CUresult sym params;                                       \
 	CUresult sym params                                                     \
 	{                                                                       \
-		sym##_fn real = REAL(sym);                                      \
+		sym##_fn real = COLOC_CAST(sym##_fn, coloc_real(SLOT_##sym));   \
 		CUresult rc;                                                    \
                                                                                 \
 		if (!real)                                                      \
@@ -32,6 +32,30 @@ const struct coloc_slot_info coloc_slots[SLOT_COUNT] = {
 #define HOOK(sym, api, since, flavor, params, args) \
 	[SLOT_##sym] = { #sym, #api, since, flavor, COLOC_CAST(void *, sym) },
 #define DRIVER(sym, params) [SLOT_##sym] = { #sym, #sym, 0, STREAM_NONE, NULL },
+#include "hooks.def"
+#undef HOOK
+#undef DRIVER
+};
+
+/*
+ * What REAL() gives for a driver function the driver does not have: a
+ * function of the same type that fails, so that colocc's own calls fall
+ * back instead of jumping to address zero.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define HOOK(sym, api, since, flavor, params, args) \
+	static CUresult missing_##sym params { return CUDA_ERROR_NOT_SUPPORTED; }
+#define DRIVER(sym, params) \
+	static CUresult missing_##sym params { return CUDA_ERROR_NOT_SUPPORTED; }
+#include "hooks.def"
+#undef HOOK
+#undef DRIVER
+#pragma GCC diagnostic pop
+
+void *const coloc_missing[SLOT_COUNT] = {
+#define HOOK(sym, api, since, flavor, params, args) [SLOT_##sym] = COLOC_CAST(void *, missing_##sym),
+#define DRIVER(sym, params) [SLOT_##sym] = COLOC_CAST(void *, missing_##sym),
 #include "hooks.def"
 #undef HOOK
 #undef DRIVER

@@ -103,7 +103,10 @@ void *coloc_real(enum coloc_slot slot)
 		return fn;
 	fn = coloc_driver_symbol(coloc_slots[slot].symbol);
 	if (!fn) {
-		coloc_log(COLOC_LOG_ERROR, "the CUDA driver has no %s", coloc_slots[slot].symbol);
+		static bool logged[SLOT_COUNT];
+
+		if (!__atomic_exchange_n(&logged[slot], true, __ATOMIC_RELAXED))
+			coloc_log(COLOC_LOG_ERROR, "the CUDA driver has no %s", coloc_slots[slot].symbol);
 		return NULL;
 	}
 	coloc_real_offer(slot, fn);

@@ -31,21 +31,6 @@
 #include "plan.h"
 #include "scheduler.h"
 
-/* Control blocks of persistent launches: a ring of 8-byte slots per context. */
-#define CONTROL_SLOTS 65536
-
-struct control_pool {
-	struct control_pool *next;
-	CUcontext ctx;
-	CUdeviceptr base;
-	uint32_t next_slot;
-};
-
-static struct {
-	pthread_mutex_t lock; /* guards the list and next_slot */
-	struct control_pool *list;
-} controls = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
 /* One launch as the application asked for it. */
 struct launch {
 	CUfunction fn;
@@ -171,8 +156,14 @@ static int params_build(struct params *p, const struct launch *l,
 	return 0;
 }
 
+/* The values of a persistent launch's own parameters. */
+struct ptb_values {
+	CUdeviceptr control, stop;
+	unsigned park;
+};
+
 static void params_add(struct params *p, const struct coloc_kernel_info *k, int form,
-		       struct coloc_dim3 grid, struct coloc_dim3 offset, CUdeviceptr control)
+		       struct coloc_dim3 grid, struct coloc_dim3 offset, const struct ptb_values *ptb)
 {
 	for (unsigned i = 0; i < k->nadded[form]; i++) {
 		uint64_t v = 0;
@@ -184,7 +175,9 @@ static void params_add(struct params *p, const struct coloc_kernel_info *k, int 
 		case PASS_PARAM_OFFSET_X: v = offset.x; break;
 		case PASS_PARAM_OFFSET_Y: v = offset.y; break;
 		case PASS_PARAM_OFFSET_Z: v = offset.z; break;
-		case PASS_PARAM_CONTROL: v = control; break;
+		case PASS_PARAM_CONTROL: v = ptb ? ptb->control : 0; break;
+		case PASS_PARAM_PARK: v = ptb ? ptb->park : 0; break;
+		case PASS_PARAM_STOP: v = ptb ? ptb->stop : 0; break;
 		}
 		/* Little-endian: a u32 parameter reads the low half of the slot. */
 		p->added[i] = v;
@@ -208,33 +201,30 @@ static unsigned device_wave(CUfunction fn, const struct launch *l)
 	return sms > 0 && per_sm > 0 ? (unsigned)sms * (unsigned)per_sm : 0;
 }
 
-static CUdeviceptr control_take(void)
+/*
+ * The variant's parameters packed as the kernel lays them out (each at its
+ * alignment), for helpers launched later through `extra`.  Returns the size,
+ * 0 when it does not fit; *park_offset: where the park parameter is.
+ */
+static size_t params_pack(const struct params *p, const struct coloc_kernel_info *k, int form,
+			  unsigned char *buf, size_t cap, size_t *park_offset)
 {
-	struct control_pool *p;
-	CUcontext ctx = NULL;
-	CUdeviceptr slot = 0;
+	size_t off = 0;
 
-	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
-		return 0;
-	pthread_mutex_lock(&controls.lock);
-	for (p = controls.list; p && p->ctx != ctx; p = p->next)
-		;
-	if (!p && (p = calloc(1, sizeof(*p)))) {
-		p->ctx = ctx;
-		if (REAL(cuMemAlloc_v2)(&p->base, CONTROL_SLOTS * 8) != CUDA_SUCCESS) {
-			free(p);
-			p = NULL;
-		} else {
-			p->next = controls.list;
-			controls.list = p;
-		}
+	for (unsigned i = 0; i < p->n; i++) {
+		bool added = i >= k->nparams;
+		size_t size = added ? k->added[form][i - k->nparams].size : k->param_size[i];
+		size_t align = added ? k->added[form][i - k->nparams].align : k->param_align[i];
+
+		off = (off + align - 1) / align * align;
+		if (off + size > cap)
+			return 0;
+		memcpy(buf + off, p->ptr[i], size);
+		if (added && k->added[form][i - k->nparams].role == PASS_PARAM_PARK)
+			*park_offset = off;
+		off += size;
 	}
-	if (p) {
-		slot = p->base + (CUdeviceptr)(p->next_slot % CONTROL_SLOTS) * 8;
-		p->next_slot++;
-	}
-	pthread_mutex_unlock(&controls.lock);
-	return slot;
+	return off;
 }
 
 static uint64_t blocks_of(struct coloc_dim3 g)
@@ -246,9 +236,12 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 			const char **why)
 {
 	struct params p;
-	CUdeviceptr control;
+	struct coloc_ptb_slot slot;
+	struct ptb_values v;
 	unsigned workers = coloc_cfg.workers;
 	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
+	static __thread unsigned char packed[4096 + 64 * COLOC_MAX_ADDED];
+	size_t packed_size, park_offset = SIZE_MAX;
 	CUresult rc;
 
 	if (params_build(&p, l, k, why) < 0)
@@ -261,22 +254,29 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	}
 	if (workers > blocks_of(l->grid))
 		workers = (unsigned)blocks_of(l->grid);
-	control = control_take();
-	if (!control) {
-		*why = "no device memory for a control block";
+	coloc_sched_issue_begin();
+	/* Kernels that broadcast through global memory keep two words per worker there. */
+	if (coloc_ptb_begin(&slot, l->stream, l->flavor,
+			    8 + (k->ptb_global_slots ? 8 * (size_t)workers : 0), why) < 0)
 		return CUDA_ERROR_NOT_SUPPORTED;
+	v.control = slot.control;
+	v.stop = slot.stop;
+	v.park = slot.park;
+	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
+	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset);
+	if (!packed_size || park_offset == SIZE_MAX) {
+		/* Not resumable by a helper: it runs to its end. */
+		v.park = 0;
+		for (unsigned i = 0; i < k->nadded[VARIANT_PTB]; i++)
+			if (k->added[VARIANT_PTB][i].role == PASS_PARAM_PARK)
+				p.added[i] = 0;
+		slot.park = 0;
 	}
-	rc = l->flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(control, 0, 2, l->stream) :
-					REAL(cuMemsetD32Async)(control, 0, 2, l->stream);
-	if (rc != CUDA_SUCCESS) {
-		*why = "its control block could not be cleared";
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	params_add(&p, k, VARIANT_PTB, l->grid, none, control);
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
-	coloc_sched_issue_begin();
 	rc = launch_variant(l, fn, wgrid, p.ptr);
+	coloc_ptb_end(&slot, rc == CUDA_SUCCESS, l->stream, l->flavor, fn, workers, l->block,
+		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset);
 	if (rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor);
 	if (rc != CUDA_SUCCESS) {

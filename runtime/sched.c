@@ -207,6 +207,7 @@ void coloc_sched_latency_launch(CUfunction fn)
 		d->self->busy_since_ns = now_ns();
 		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&d->self->counters[TC_BUSY_PERIODS], 1, __ATOMIC_RELAXED);
+		coloc_coord_signal(d->seg); /* best-effort watchers stop their kernels */
 		pthread_cond_signal(&sched.wake);
 	}
 	pthread_mutex_unlock(&sched.lock);
@@ -239,6 +240,8 @@ static void settle(struct dev_state *d)
 	/* A launch that saw busy == 1 just before the store did not wake us. */
 	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
 		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
+	else
+		coloc_coord_signal(d->seg); /* best-effort watchers resume */
 }
 
 static void *monitor(void *arg)
@@ -267,16 +270,36 @@ static void *monitor(void *arg)
 	return NULL;
 }
 
-static bool latency_busy(struct coloc_segment *s)
+bool coloc_sched_latency_busy(struct coloc_segment *s, uint64_t *since_ns)
 {
+	bool busy = false;
+
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
 		const struct coloc_tenant *t = &s->tenants[i];
 
 		if (__atomic_load_n(&t->pid, __ATOMIC_ACQUIRE) && t->role == COLOC_ROLE_LATENCY &&
-		    __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
-			return true;
+		    __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+			if (!since_ns)
+				return true;
+			if (!busy || t->busy_since_ns < *since_ns)
+				*since_ns = t->busy_since_ns;
+			busy = true;
+		}
 	}
-	return false;
+	return busy;
+}
+
+static bool latency_busy(struct coloc_segment *s)
+{
+	return coloc_sched_latency_busy(s, NULL);
+}
+
+struct coloc_segment *coloc_sched_segment(struct coloc_tenant **self)
+{
+	struct dev_state *d = current_dev();
+
+	*self = d ? d->self : NULL;
+	return d ? d->seg : NULL;
 }
 
 /* Returns once no latency tenant of this GPU has work in flight. */

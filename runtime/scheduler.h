@@ -8,6 +8,7 @@
 
 #include "coloc.h"
 #include "coord.h"
+#include "plan.h"
 
 /* ---- coord.c */
 struct coloc_segment *coloc_coord_open(const char *gpu, char *path, size_t path_size);
@@ -33,5 +34,38 @@ void coloc_sched_issue_begin(void);
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
 /* Adds to one of this tenant's published counters on the current device. */
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);
+/* The current context's GPU segment and this tenant's slot in it (joined on first use), or NULL. */
+struct coloc_segment *coloc_sched_segment(struct coloc_tenant **self);
+/* True when a latency tenant of `s` is busy; *since_ns: the earliest busy edge among them. */
+bool coloc_sched_latency_busy(struct coloc_segment *s, uint64_t *since_ns);
+
+/* ---- preempt.c: persistent launches that can be stopped and resumed */
+
+struct coloc_ptb_slot {
+	void *state;          /* the context's (preempt.c) */
+	int record;
+	CUdeviceptr control;  /* the launch's control block, header zeroed on its stream */
+	CUdeviceptr stop;     /* the context's stop word */
+	unsigned park;        /* the launch's park parameter: 1 when a watcher can resume it */
+};
+
+/*
+ * Before a persistent launch on `stream`: takes a control block of
+ * `control_bytes`, zeroes its header on the stream and marks the stream's
+ * position for helpers.  Returns 0 and holds the context's lock until
+ * coloc_ptb_end; -1 with *why when the launch cannot be made preemptible.
+ */
+int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_stream_flavor flavor,
+		    size_t control_bytes, const char **why);
+/*
+ * After the launch: `launched` says whether the driver took it.  A helper
+ * resuming it launches `fn` with `workers` blocks of `block`, `shmem` bytes
+ * and the packed parameters (copied; the 4 bytes at `park_offset` become 0);
+ * `total` is the kernel's number of virtual blocks.
+ */
+void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
+		   enum coloc_stream_flavor flavor, CUfunction fn, unsigned workers,
+		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
+		   size_t packed_size, size_t park_offset);
 
 #endif

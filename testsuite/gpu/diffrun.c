@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -95,7 +96,9 @@ static FILE *json_out;
 static int failures;
 static uint64_t rng_state;
 static int num_sms;
-static CUstream stream, side_stream, hp_stream;
+static CUstream stream, side_stream, hp_stream, helper_stream;
+/* The persistent kernels' stop word (docs/passes.md), one for every case. */
+static CUdeviceptr stop_word;
 static CUfunction probe_fn;
 static CUdeviceptr probe_buf;
 
@@ -530,13 +533,22 @@ static uint64_t run_sliced(CUfunction f, struct kcase *c, uint64_t wanted)
 	return n;
 }
 
-static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl)
+static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned park)
 {
 	args_init(a, c);
 	args_add(a, c->grid[0]);
 	args_add(a, c->grid[1]);
 	args_add(a, c->grid[2]);
+	args_add(a, park);
 	args_add(a, (uint64_t)ctl);
+	args_add(a, (uint64_t)stop_word);
+}
+
+/* Clears the control block's header (next, done) and the stop word on `s`. */
+static void ptb_reset(CUdeviceptr ctl, CUstream s)
+{
+	CK(cuMemsetD32Async(ctl, 0, 2, s));
+	CK(cuMemsetD32Async(stop_word, 0, 1, s));
 }
 
 static unsigned ptb_max_workers(CUfunction f, struct kcase *c)
@@ -582,8 +594,8 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 	uint32_t next = 0;
 	struct args a;
 
-	ptb_args(&a, c, ctl);
-	CK(cuMemsetD32Async(ctl, 0, 2, stream));
+	ptb_args(&a, c, ctl, 0);
+	ptb_reset(ctl, stream);
 	for (;;) {
 		/*
 		 * Half the time the stop is already set when the workers start, so
@@ -593,7 +605,7 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 		int preset = cycles < max_cycles && (rng() & 1);
 
 		if (preset)
-			CK(cuMemsetD32Async(ctl + 4, 1, 1, stream));
+			CK(cuMemsetD32Async(stop_word, 1, 1, stream));
 		launch(f, workers, 1, 1, c, &a, stream);
 		if (cycles < max_cycles && !preset) {
 			/*
@@ -605,7 +617,7 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 			double d = u * u * span_us;
 
 			spin_us(d);
-			CK(cuMemsetD32Async(ctl + 4, 1, 1, side_stream));
+			CK(cuMemsetD32Async(stop_word, 1, 1, side_stream));
 		}
 		wait_stream(stream, opt.wait_limit_us);
 		CK(cuStreamSynchronize(side_stream));
@@ -614,9 +626,57 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 			break;
 		cycles++;
 		/* Resume: clear the flag, relaunch with the counter where it is. */
-		CK(cuMemsetD32Async(ctl + 4, 0, 1, stream));
+		CK(cuMemsetD32Async(stop_word, 0, 1, stream));
 	}
 	return cycles;
+}
+
+/*
+ * The runtime's way (docs/runtime-design.md): the kernel is launched once
+ * on `stream` with a parker; each stop leaves worker 0 parked there while
+ * the other workers leave, and helpers (the same kernel, no parker) carry on
+ * from the counter on another stream.  `stream` must not move on before
+ * every virtual block is done: after it drains, the done count read through
+ * `stream` itself must be the grid's size.  Returns the stops that left work
+ * behind, or UINT_MAX when the done count was short.
+ */
+static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, CUdeviceptr ctl,
+			       unsigned max_cycles, double span_us)
+{
+	uint64_t total = total_blocks(c);
+	unsigned cycles = 0;
+	uint32_t hdr[2] = {0, 0};
+	struct args primary, helper;
+
+	ptb_args(&primary, c, ctl, 1);
+	ptb_args(&helper, c, ctl, 0);
+	ptb_reset(ctl, stream);
+	launch(f, workers, 1, 1, c, &primary, stream);
+	for (;;) {
+		double u = rng_unit();
+
+		if (cycles >= max_cycles)
+			break;
+		spin_us(u * u * span_us);
+		CK(cuMemsetD32Async(stop_word, 1, 1, side_stream));
+		CK(cuStreamSynchronize(side_stream));
+		/* Helpers leave at the stop; the parker stays. */
+		wait_stream(helper_stream, opt.wait_limit_us);
+		CK(cuMemcpyDtoHAsync(hdr, ctl, 8, helper_stream));
+		CK(cuStreamSynchronize(helper_stream));
+		if (hdr[0] >= total)
+			break; /* every block is taken: whoever holds them finishes */
+		cycles++;
+		CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
+		launch(f, workers, 1, 1, c, &helper, helper_stream);
+	}
+	/* No more stops: whatever is left runs (a helper finds nothing when all is taken). */
+	CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
+	launch(f, workers, 1, 1, c, &helper, helper_stream);
+	CK(cuMemcpyDtoHAsync(hdr, ctl, 8, stream));
+	wait_stream(stream, opt.wait_limit_us);
+	CK(cuStreamSynchronize(helper_stream));
+	return hdr[1] == total ? cycles : UINT_MAX;
 }
 
 static double median(double *v, unsigned n)
@@ -698,8 +758,10 @@ static void run_case(CUmodule mod, struct kcase *c)
 		fill(p);
 		CK(cuMemAlloc(&p->dev, bytes));
 	}
-	/* Header (next, stop) and, for kernels with global slots, two words per worker. */
+	/* Header (next, done) and, for kernels with global slots, two words per worker. */
 	CK(cuMemAlloc(&ctl, 8 + 8 * total));
+	if (!stop_word)
+		CK(cuMemAlloc(&stop_word, 4));
 
 	upload(c);
 	run_original(orig, c);
@@ -725,16 +787,16 @@ static void run_case(CUmodule mod, struct kcase *c)
 		unsigned wmax = ptb_max_workers(fptb, c);
 		unsigned workers[] = {1, (unsigned)num_sms < total ? (unsigned)num_sms : (unsigned)total, wmax};
 		double span[3] = {0, 0, 0}, t_start = now_us();
-		unsigned cycles = 0, runs = 0;
+		unsigned cycles = 0, runs = 0, parked = 0;
 
 		for (s = opt.quick ? 1u : 0u; s < 3u; s++) {
 			struct args a;
 			double t0;
 
 			upload(c);
-			CK(cuMemsetD32Async(ctl, 0, 2, stream));
+			ptb_reset(ctl, stream);
 			CK(cuStreamSynchronize(stream));
-			ptb_args(&a, c, ctl);
+			ptb_args(&a, c, ctl, 0);
 			t0 = now_us();
 			launch(fptb, workers[s], 1, 1, c, &a, stream);
 			wait_stream(stream, opt.wait_limit_us);
@@ -756,12 +818,24 @@ static void run_case(CUmodule mod, struct kcase *c)
 			unsigned got;
 
 			upload(c);
-			got = run_ptb_storm(fptb, c, w, ctl, opt.storm_cycles - cycles,
-					    span[which] > 1 ? span[which] : 1);
+			/* Every other run the runtime's way: parked worker and helpers. */
+			if (runs % 2) {
+				got = run_park_storm(fptb, c, w, ctl, opt.storm_cycles - cycles,
+						     span[which] > 1 ? span[which] : 1);
+				if (got == UINT_MAX) {
+					result(c, "park-done", 0, "the stream moved on before every "
+					       "virtual block was counted done");
+					got = 0;
+				}
+				parked += got;
+			} else {
+				got = run_ptb_storm(fptb, c, w, ctl, opt.storm_cycles - cycles,
+						    span[which] > 1 ? span[which] : 1);
+			}
 			download(c, 0);
 			cycles += got;
 			runs++;
-			snprintf(name, sizeof(name), "ptb-storm/%u", w);
+			snprintf(name, sizeof(name), "%s/%u", runs % 2 ? "ptb-storm" : "park-storm", w);
 			snprintf(extra, sizeof(extra), "%u stop/resume cycles", got);
 			/* Report every run that failed, and only a summary of the rest. */
 			if (!quiet_ok(c))
@@ -782,7 +856,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 		if (!opt.quick)
 			result(c, c->exactly_once ? "exactly-once-storm" : "ptb-storm",
 			       cycles >= opt.storm_cycles && quiet_ok(c),
-			       "%u stop/resume cycles in %u runs, every run equal to the original%s", cycles,
+			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs, "
+			       "every run equal to the original%s", cycles, parked,
 			       runs, c->exactly_once ? ", every virtual block ran exactly once" : "");
 	}
 
@@ -823,9 +898,9 @@ static void run_case(CUmodule mod, struct kcase *c)
 		if (fptb) {
 			struct args a;
 
-			ptb_args(&a, c, ctl);
+			ptb_args(&a, c, ctl, 0);
 			for (i = 0; i < REPS; i++) {
-				CK(cuMemsetD32Async(ctl, 0, 2, stream));
+				ptb_reset(ctl, stream);
 				CK(cuEventRecord(e0, stream));
 				launch(fptb, wmax, 1, 1, c, &a, stream);
 				CK(cuEventRecord(e1, stream));
@@ -846,7 +921,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 			for (i = 0; i < TURN; i++) {
 				struct args pa;
 
-				CK(cuMemsetD32Async(ctl, 0, 2, stream));
+				ptb_reset(ctl, stream);
 				CK(cuStreamSynchronize(stream));
 				launch(fptb, wmax, 1, 1, c, &a, stream);
 				CK(cuEventRecord(e_end, stream));
@@ -854,7 +929,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 				spin_us(rng_unit() * (t_ptb * 0.8 > 5 ? t_ptb * 0.8 : 5));
 				pa.n = 0;
 				args_add(&pa, (uint64_t)probe_buf);
-				CK(cuMemsetD32Async(ctl + 4, 1, 1, side_stream));
+				CK(cuMemsetD32Async(stop_word, 1, 1, side_stream));
 				CK(cuEventRecord(e_stop, side_stream));
 				CK(cuLaunchKernel(probe_fn, 1, 1, 1, 32, 1, 1, 0, hp_stream, pa.ptrs, NULL));
 				CK(cuEventRecord(e_hp, hp_stream));
@@ -982,6 +1057,7 @@ int main(int argc, char **argv)
 	CK(cuStreamCreateWithPriority(&stream, CU_STREAM_NON_BLOCKING, lo));
 	CK(cuStreamCreateWithPriority(&side_stream, CU_STREAM_NON_BLOCKING, hi));
 	CK(cuStreamCreateWithPriority(&hp_stream, CU_STREAM_NON_BLOCKING, hi));
+	CK(cuStreamCreateWithPriority(&helper_stream, CU_STREAM_NON_BLOCKING, lo));
 
 	for (i = 0; i < n; i++) {
 		if (opt.only && strcmp(opt.only, cases[i].name))

@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "coloc/version.h"
@@ -26,7 +28,10 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  status    tenants of each GPU: role, state, kernels, launches by form,\n"
-	"            time best-effort launches waited for the latency tenant\n"
+	"            time best-effort launches waited for the latency tenant; for\n"
+	"            best-effort tenants, preemptions of running persistent kernels,\n"
+	"            helpers that resumed them, and the turnaround (latency tenant\n"
+	"            busy -> the kernels' workers gone) p50/p99 over the last 256\n"
 	"  reap      free the table slots of tenants whose process is gone\n"
 	"\n"
 	"options:\n"
@@ -38,6 +43,32 @@ static const char usage[] =
 static const char *role_name(uint32_t role)
 {
 	return role == 1 ? "latency" : role == 2 ? "best-effort" : "?";
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Preemptions and turnaround of a best-effort tenant, when it had any. */
+static void print_preemption(const struct coloc_tenant *t)
+{
+	uint32_t v[COLOC_TURN_SAMPLES];
+	uint64_t n = t->turn_count < COLOC_TURN_SAMPLES ? t->turn_count : COLOC_TURN_SAMPLES;
+
+	if (!t->counters[TC_PREEMPTIONS] && !t->counters[TC_HELPERS])
+		return;
+	printf("  %-8d preemptions %" PRIu64 ", helpers %" PRIu64, t->pid, t->counters[TC_PREEMPTIONS],
+	       t->counters[TC_HELPERS]);
+	if (n) {
+		memcpy(v, t->turn_us, n * sizeof(v[0]));
+		qsort(v, n, sizeof(v[0]), cmp_u32);
+		printf(", turnaround p50 %" PRIu32 " us, p99 %" PRIu32 " us (last %" PRIu64 ")",
+		       v[(n - 1) / 2], v[(n - 1) * 99 / 100], n);
+	}
+	putchar('\n');
 }
 
 static void print_segment(const char *path, const struct coloc_segment *s)
@@ -71,6 +102,9 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], c[TC_LAUNCH_ORIGINAL], c[TC_LAUNCH_SLICE],
 		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share);
 	}
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
+		if (s->tenants[i].pid && s->tenants[i].role == 2)
+			print_preemption(&s->tenants[i]);
 }
 
 static unsigned reap(struct coloc_segment *s)
@@ -92,6 +126,11 @@ static unsigned reap(struct coloc_segment *s)
 	}
 	s->reaped += n;
 	pthread_mutex_unlock(&s->lock);
+	/* Best-effort tenants' watchers wake up and see the latency tenant gone. */
+	if (n) {
+		__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &s->epoch, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	}
 	return n;
 }
 

@@ -96,6 +96,7 @@ struct fake_event {
 	unsigned id;
 	bool dead;
 	uint64_t done_ns; /* when the work recorded before it ends (COLOC_FAKE_KERNEL_US) */
+	unsigned after_resident; /* the resident kernel before it on its stream, or 0 */
 	struct fake_event *next;
 };
 
@@ -152,6 +153,17 @@ void fake_begin(struct coloc_buf *line, const char *name);
 CUresult fake_end(struct coloc_buf *line, CUresult rc);
 CUresult fake_need_init(void);
 void fake_kernel_ran(void);
+/* Advances resident persistent kernels (fake_cuda.c); under the lock. */
+void fake_progress(void);
+/* The id of the live resident kernel last launched on `stream`, or 0; under the lock. */
+unsigned fake_resident_on(CUstream stream);
+/* Whether resident kernel `id` is still live; under the lock. */
+bool fake_resident_live(unsigned id);
+/*
+ * After a synchronization call's log line: waits, unlocked, until no resident
+ * kernel of `stream` (all of them when `all`) or `id` (when not 0) is live.
+ */
+CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc);
 CUresult fake_need_ctx(void);
 
 /* Zeroed host memory standing in for device memory, with the next id. */
@@ -223,6 +235,7 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags);
 FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream);
 FAKE_EXPORT CUresult cuEventRecord_ptsz(CUevent event, CUstream stream);
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent event);
+FAKE_EXPORT CUresult cuEventQuery(CUevent event);
 FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event);
 
 FAKE_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *path);

@@ -6,15 +6,31 @@
  * Device memory is host memory, so memsets and copies really happen;
  * everything runs at call time, so synchronization only logs.  Kernels are
  * not executed, with one exception: a persistent-thread-block variant
- * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z and a
- * pointer to the control block {u32 next; u32 stop}, docs/passes.md) takes
- * virtual blocks off `next` until `stop` is set or the grid is done.
+ * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
+ * a pointer to the control block {u32 next; u32 done} and a pointer to the
+ * stop word, docs/passes.md) takes virtual blocks off `next`, counting each
+ * in `done`, until the stop word is set or the grid is done.
+ *
+ * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1 runs N blocks
+ * during its launch call and stays resident: at the fake's later calls it
+ * finishes its blocks once COLOC_FAKE_KERNEL_US passed since its launch,
+ * unless the stop word is set first; then its workers leave and worker 0
+ * stays parked until `done` reaches the grid's size (helpers, launches with
+ * park = 0, run at once).  Events recorded on its stream after it, and
+ * synchronization with its stream or context, wait until it is gone, as on
+ * a GPU.  What resident kernels do between calls is logged as "gpu" lines:
+ *
+ *   gpu resident=R fn=NAME finished ran=N   ran its other N blocks and ended
+ *   gpu resident=R fn=NAME parked           the stop word was set: worker 0 waits
+ *   gpu resident=R fn=NAME unparked         every block is done: it ended
+ *   gpu resident=R fn=NAME timeout          a synchronization gave up on it (20 s)
  *
  * Environment:
  *   COLOC_FAKE_LOG              the log file (lines are appended; unset: no log)
  *   COLOC_FAKE_DEVICES          devices (default 1, at most 16)
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
- *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch sets stop=1 after this many blocks
+ *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch with park = 1 runs this many blocks, then
+ *                               stays resident (above)
  *   COLOC_FAKE_LINK_FAIL=1      every cuLinkComplete fails with CUDA_ERROR_INVALID_PTX
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
@@ -69,6 +85,8 @@
  *   cuEventCreate flags=F event=E
  *   cuEventRecord event=E stream=S                        also _ptsz
  *   cuEventSynchronize event=E
+ *   cuEventQuery event=E                                  error=CUDA_ERROR_NOT_READY while the work
+ *                                                         before it runs (or a resident kernel)
  *   cuEventDestroy_v2 event=E
  *   cuModuleLoad file=NAME module=M kind=K [arch=ARCH] kernels=K1,K2
  *   cuModuleLoadData module=M kind=K [arch=ARCH] kernels=K1,K2
@@ -109,7 +127,8 @@
  *       little-endian value (0x2a; @A+OFF for an 8-byte value inside an
  *       allocation); other sizes are b:HEXBYTES in memory order.  packed=1:
  *       the values came from `extra`'s buffer.  ran=N: virtual blocks a ptb
- *       launch executed.
+ *       launch executed; resident=R: it stays resident; parked=R: it found
+ *       the stop word set and worker 0 parked.
  *   cuGetProcAddress symbol=NAME version=V flags=F -> SYMBOL|not-found|version-not-sufficient
  *                                                         also _v2
  */
@@ -148,6 +167,7 @@ static const char *error_name(CUresult rc)
 		NAME(CUDA_ERROR_INVALID_HANDLE),   NAME(CUDA_ERROR_NOT_FOUND),
 		NAME(CUDA_ERROR_NOT_READY),        NAME(CUDA_ERROR_LAUNCH_FAILED),
 		NAME(CUDA_ERROR_NOT_SUPPORTED),    NAME(CUDA_ERROR_UNKNOWN),
+		NAME(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), NAME(CUDA_ERROR_LAUNCH_TIMEOUT),
 	};
 #undef NAME
 	size_t i;
@@ -161,6 +181,7 @@ static const char *error_name(CUresult rc)
 void fake_begin(struct coloc_buf *line, const char *name)
 {
 	pthread_mutex_lock(&fake.lock);
+	fake_progress();
 	coloc_buf_init(line);
 	coloc_buf_puts(line, name);
 }
@@ -483,7 +504,7 @@ CUresult cuCtxSynchronize(void)
 	struct coloc_buf line;
 
 	fake_begin(&line, __func__);
-	return wait_idle(fake_end(&line, fake_need_ctx()));
+	return fake_wait_resident(true, NULL, 0, wait_idle(fake_end(&line, fake_need_ctx())));
 }
 
 CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev)
@@ -804,7 +825,10 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 {
-	return mem_copy(__func__, false, src, dst, bytes, false, NULL);
+	/* Synchronous: after all the work of the context (the fake's streams all block). */
+	CUresult rc = fake_wait_resident(true, NULL, 0, CUDA_SUCCESS);
+
+	return rc == CUDA_SUCCESS ? mem_copy(__func__, false, src, dst, bytes, false, NULL) : rc;
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream)
@@ -898,12 +922,12 @@ static CUresult stream_wait(const char *name, CUstream stream)
 
 CUresult cuStreamSynchronize(CUstream stream)
 {
-	return wait_idle(stream_wait(__func__, stream));
+	return fake_wait_resident(false, stream, 0, wait_idle(stream_wait(__func__, stream)));
 }
 
 CUresult cuStreamSynchronize_ptsz(CUstream stream)
 {
-	return wait_idle(stream_wait(__func__, stream));
+	return fake_wait_resident(false, stream, 0, wait_idle(stream_wait(__func__, stream)));
 }
 
 CUresult cuStreamQuery(CUstream stream)
@@ -1019,8 +1043,10 @@ static CUresult event_record(const char *name, CUevent event, CUstream stream)
 	stream_rc = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS && (rc = event_rc) == CUDA_SUCCESS)
 		rc = stream_rc;
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS) {
 		e->done_ns = fake.busy_until_ns;
+		e->after_resident = fake_resident_on(stream);
+	}
 	return fake_end(&line, rc);
 }
 
@@ -1039,15 +1065,34 @@ CUresult cuEventSynchronize(CUevent event)
 	struct coloc_buf line;
 	struct fake_event *e = NULL;
 	uint64_t until = 0;
+	unsigned id = 0;
 	CUresult rc, found;
 
 	fake_begin(&line, __func__);
 	found = put_event(&line, event, &e);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS) {
 		until = e->done_ns;
-	return sleep_until(until, fake_end(&line, rc));
+		id = e->after_resident;
+	}
+	rc = sleep_until(until, fake_end(&line, rc));
+	return id ? fake_wait_resident(false, NULL, id, rc) : rc;
+}
+
+CUresult cuEventQuery(CUevent event)
+{
+	struct coloc_buf line;
+	struct fake_event *e = NULL;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = put_event(&line, event, &e);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
+		rc = found;
+	if (rc == CUDA_SUCCESS && (now_ns() < e->done_ns || fake_resident_live(e->after_resident)))
+		rc = CUDA_ERROR_NOT_READY;
+	return fake_end(&line, rc);
 }
 
 CUresult cuEventDestroy_v2(CUevent event)
@@ -1290,39 +1335,175 @@ static void put_value(struct coloc_buf *line, const unsigned char *p, uint32_t s
 	}
 }
 
+/* ---- persistent kernels that outlive their launch call */
+
+#define MAX_RESIDENT 64
+#define RESIDENT_WAIT_NS 20000000000ull
+
+struct resident {
+	bool live, parked;
+	unsigned id;
+	char name[160];
+	CUstream stream;
+	uint64_t ctl, stop, total, finish_ns;
+};
+
+static struct resident resident[MAX_RESIDENT];
+static unsigned resident_ids;
+
+static void resident_log(const struct resident *r, const char *what)
+{
+	struct coloc_buf line;
+
+	coloc_buf_init(&line);
+	coloc_buf_printf(&line, "gpu resident=%u fn=%s %s\n", r->id, r->name, what);
+	log_write(&line);
+	coloc_buf_release(&line);
+}
+
+/* Runs virtual blocks while the stop word is clear; returns how many. */
+static uint64_t ptb_blocks(unsigned char *ctl, const unsigned char *stop, uint64_t total,
+			   uint64_t limit)
+{
+	uint64_t ran = 0;
+
+	while (le_load(stop, 4) == 0 && le_load(ctl, 4) < total && ran < limit) {
+		le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
+		le_store32(ctl + 4, (uint32_t)le_load(ctl + 4, 4) + 1);
+		ran++;
+	}
+	return ran;
+}
+
+void fake_progress(void)
+{
+	for (unsigned i = 0; i < MAX_RESIDENT; i++) {
+		struct resident *r = &resident[i];
+		unsigned char *ctl, *stop;
+		char what[64];
+
+		if (!r->live)
+			continue;
+		ctl = dev_range(r->ctl, 8);
+		stop = dev_range(r->stop, 4);
+		if (!ctl || !stop) { /* its memory was freed under it */
+			r->live = false;
+			continue;
+		}
+		if (!r->parked && le_load(stop, 4) != 0) {
+			r->parked = true;
+			resident_log(r, "parked");
+		} else if (!r->parked && now_ns() >= r->finish_ns) {
+			snprintf(what, sizeof(what), "finished ran=%llu",
+				 (unsigned long long)ptb_blocks(ctl, stop, r->total, UINT64_MAX));
+			r->live = false;
+			resident_log(r, what);
+			continue;
+		}
+		if (r->parked && le_load(ctl + 4, 4) >= r->total) {
+			r->live = false;
+			resident_log(r, "unparked");
+		}
+	}
+}
+
+unsigned fake_resident_on(CUstream stream)
+{
+	unsigned id = 0;
+
+	for (unsigned i = 0; i < MAX_RESIDENT; i++)
+		if (resident[i].live && resident[i].stream == stream && resident[i].id > id)
+			id = resident[i].id;
+	return id;
+}
+
+bool fake_resident_live(unsigned id)
+{
+	for (unsigned i = 0; id && i < MAX_RESIDENT; i++)
+		if (resident[i].live && resident[i].id == id)
+			return true;
+	return false;
+}
+
+CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
+{
+	uint64_t deadline = now_ns() + RESIDENT_WAIT_NS;
+
+	for (;;) {
+		struct resident *waiting = NULL;
+
+		pthread_mutex_lock(&fake.lock);
+		fake_progress();
+		for (unsigned i = 0; i < MAX_RESIDENT && !waiting; i++) {
+			struct resident *r = &resident[i];
+
+			if (r->live && (id ? r->id == id : all || r->stream == stream))
+				waiting = r;
+		}
+		if (waiting && now_ns() > deadline) {
+			resident_log(waiting, "timeout");
+			pthread_mutex_unlock(&fake.lock);
+			return rc == CUDA_SUCCESS ? CUDA_ERROR_LAUNCH_TIMEOUT : rc;
+		}
+		pthread_mutex_unlock(&fake.lock);
+		if (!waiting)
+			return rc;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+}
+
 /*
  * The one kernel the fake runs: a ptb variant takes virtual blocks off the
- * control block's counter, one per iteration, until stop is set or the grid
- * (its grid_x, grid_y, grid_z parameters) is done.
+ * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
+ * control, stop), as described at the top.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
-			const unsigned char **values)
+			const unsigned char **values, CUstream stream, bool *stays)
 {
-	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER");
+	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_KERNEL_US");
 	unsigned n = k->nparams, i;
-	uint64_t total = 1, ran = 0, stop_after = 0;
-	unsigned char *ctl;
+	uint64_t total = 1, ran, stop_after = UINT64_MAX, park;
+	unsigned char *ctl, *stop;
+	struct resident *r = NULL;
 
-	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 4 ||
-	    k->params[n - 1].size != 8)
+	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 6 ||
+	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 4)
 		return CUDA_SUCCESS;
-	for (i = n - 4; i < n - 1; i++) {
+	for (i = n - 6; i < n - 3; i++) {
 		if (k->params[i].size != 4)
 			return CUDA_SUCCESS;
 		total *= le_load(values[i], 4);
 	}
+	park = le_load(values[n - 3], 4);
 	/* On a GPU, a control pointer outside device memory faults the launch. */
-	if (!(ctl = dev_range(le_load(values[n - 1], 8), 8)))
+	if (!(ctl = dev_range(le_load(values[n - 2], 8), 8)) ||
+	    !(stop = dev_range(le_load(values[n - 1], 8), 4)))
 		return CUDA_ERROR_LAUNCH_FAILED;
-	if (stop_env)
+	if (stop_env && park)
 		stop_after = strtoull(stop_env, NULL, 10);
-	while (le_load(ctl + 4, 4) == 0 && le_load(ctl, 4) < total &&
-	       le_load(ctl, 4) < UINT32_MAX) {
-		le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
-		if (++ran == stop_after)
-			le_store32(ctl + 4, 1);
-	}
+	ran = ptb_blocks(ctl, stop, total, stop_after);
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
+	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
+		return CUDA_SUCCESS;
+	if (!park && le_load(stop, 4) != 0)
+		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
+	for (i = 0; i < MAX_RESIDENT && !r; i++)
+		if (!resident[i].live)
+			r = &resident[i];
+	if (!r)
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	memset(r, 0, sizeof(*r));
+	r->live = true;
+	r->id = ++resident_ids;
+	snprintf(r->name, sizeof(r->name), "%s", k->name);
+	r->stream = stream;
+	r->ctl = le_load(values[n - 2], 8);
+	r->stop = le_load(values[n - 1], 8);
+	r->total = total;
+	r->finish_ns = now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
+	r->parked = le_load(stop, 4) != 0;
+	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
+	*stays = true; /* its time is its own, not COLOC_FAKE_KERNEL_US of the queue */
 	return CUDA_SUCCESS;
 }
 
@@ -1331,6 +1512,7 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 	const unsigned char **values = NULL;
 	struct fake_kernel *k;
 	CUresult rc, fn_rc, stream_rc;
+	bool stays = false;
 	uint64_t threads;
 	unsigned i;
 
@@ -1368,9 +1550,9 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 		}
 		if (l->extra)
 			coloc_buf_puts(line, " packed=1");
-		rc = ptb_run(line, k, values);
+		rc = ptb_run(line, k, values, l->stream, &stays);
 	}
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS && !stays)
 		fake_kernel_ran();
 	free(values);
 	return rc;

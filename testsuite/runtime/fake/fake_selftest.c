@@ -45,6 +45,26 @@
 static const char *log_path;
 static void *libcuda;
 
+/* Whether the log has the line `want`. */
+static bool log_has(const char *want)
+{
+	struct coloc_buf b;
+	bool found = false;
+
+	coloc_buf_init(&b);
+	if (coloc_buf_read_file(&b, log_path) == 0 && coloc_buf_cstr(&b)) {
+		for (char *line = b.data, *end; line && *line; line = end ? end + 1 : NULL) {
+			end = strchr(line, '\n');
+			if (end)
+				*end = '\0';
+			if (strcmp(line, want) == 0)
+				found = true;
+		}
+	}
+	coloc_buf_release(&b);
+	return found;
+}
+
 static const char *last_line(void)
 {
 	static char line[1024];
@@ -81,7 +101,8 @@ static const char ptx_main[] =
 	".visible .entry __coloc_ptb_add(\n"
 	"\t.param .u64 p,\n\t.param .u32 n,\n"
 	"\t.param .u32 __coloc_grid_x,\n\t.param .u32 __coloc_grid_y,\n"
-	"\t.param .u32 __coloc_grid_z,\n\t.param .u64 __coloc_control\n"
+	"\t.param .u32 __coloc_grid_z,\n\t.param .u32 __coloc_park,\n"
+	"\t.param .u64 __coloc_control,\n\t.param .u64 __coloc_stop\n"
 	")\n{\n\tret;\n}\n";
 
 /* ---- entry points */
@@ -379,48 +400,89 @@ static int test_launch(CUfunction add, CUfunction mixed, CUdeviceptr d, unsigned
 /* Persistent blocks: the fake takes virtual blocks off the control block's counter. */
 static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 {
-	uint32_t n = 7, gx = 5, gy = 2, gz = 1, ctl_host[2] = {0, 0};
-	CUdeviceptr ctl;
+	uint32_t n = 7, gx = 5, gy = 2, gz = 1, park = 0, ctl_host[2] = {0, 0};
+	CUdeviceptr ctl, stop;
 	CUfunction ptb;
-	void *params[] = {&d, &n, &gx, &gy, &gz, &ctl};
-	unsigned ctl_id;
+	CUevent ev;
+	void *params[] = {&d, &n, &gx, &gy, &gz, &park, &ctl, &stop};
+	unsigned ctl_id, stop_id;
 	char want[256];
 
 	EXPECT_RC(cuModuleGetFunction(&ptb, mod, "__coloc_ptb_add"), CUDA_SUCCESS);
 	EXPECT_RC(cuMemAlloc_v2(&ctl, 8), CUDA_SUCCESS);
 	EXPECT(sscanf(last_line(), "cuMemAlloc_v2 bytes=8 ptr=@%u+0", &ctl_id) == 1, "alloc: %s",
 	       last_line());
-	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
+	EXPECT_RC(cuMemAlloc_v2(&stop, 4), CUDA_SUCCESS);
+	EXPECT(sscanf(last_line(), "cuMemAlloc_v2 bytes=4 ptr=@%u+0", &stop_id) == 1, "alloc: %s",
+	       last_line());
+	EXPECT_RC(cuEventCreate(&ev, 0), CUDA_SUCCESS);
 
-	/* Preempted after 3 blocks twice, then resumed to the end: 3 + 3 + 4 = 10. */
-	setenv("COLOC_FAKE_PTB_STOP_AFTER", "3", 1);
+	/* Without a parker, the whole grid runs in the launch call: next and done reach 10. */
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	snprintf(want, sizeof(want),
 		 "cuLaunchKernel fn=__coloc_ptb_add grid=132,1,1 block=128,1,1 shmem=0 stream=0 "
-		 "params=@%u+0,0x7,0x5,0x2,0x1,@%u+0 ran=3", id, ctl_id);
+		 "params=@%u+0,0x7,0x5,0x2,0x1,0x0,@%u+0,@%u+0 ran=10", id, ctl_id, stop_id);
 	EXPECT_LOG(want);
 	EXPECT_RC(cuMemcpyDtoH_v2(ctl_host, ctl, 8), CUDA_SUCCESS);
-	EXPECT(ctl_host[0] == 3 && ctl_host[1] == 1, "control block %u %u after a stop",
-	       ctl_host[0], ctl_host[1]);
-	/* Still stopped: nothing runs until the runtime clears the flag. */
+	EXPECT(ctl_host[0] == 10 && ctl_host[1] == 10, "control block %u %u", ctl_host[0], ctl_host[1]);
+
+	/* A parker with COLOC_FAKE_PTB_STOP_AFTER=3 stays resident and finishes at the next call. */
+	setenv("COLOC_FAKE_PTB_STOP_AFTER", "3", 1);
+	park = 1;
+	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
-	EXPECT(strstr(last_line(), " ran=0"), "a stopped kernel ran: %s", last_line());
-	EXPECT_RC(cuMemsetD32_v2(ctl + 4, 0, 1), CUDA_SUCCESS);
-	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
-	EXPECT(strstr(last_line(), " ran=3"), "second slice: %s", last_line());
-	unsetenv("COLOC_FAKE_PTB_STOP_AFTER");
-	EXPECT_RC(cuMemsetD32_v2(ctl + 4, 0, 1), CUDA_SUCCESS);
-	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
-	EXPECT(strstr(last_line(), " ran=4"), "the rest: %s", last_line());
+	EXPECT(strstr(last_line(), " ran=3 resident=1"), "resident: %s", last_line());
 	EXPECT_RC(cuMemcpyDtoH_v2(ctl_host, ctl, 8), CUDA_SUCCESS);
-	EXPECT(ctl_host[0] == 10 && ctl_host[1] == 0, "control block %u %u at the end", ctl_host[0],
-	       ctl_host[1]);
+	EXPECT(log_has("gpu resident=1 fn=__coloc_ptb_add finished ran=7"), "no finish line");
+	EXPECT(ctl_host[0] == 10 && ctl_host[1] == 10, "control block %u %u after it finished",
+	       ctl_host[0], ctl_host[1]);
+
+	/*
+	 * A long one (COLOC_FAKE_KERNEL_US) stopped while resident: worker 0
+	 * parks, an event recorded after it stays pending, a helper (park 0)
+	 * takes nothing while the stop word is set and the rest once it is
+	 * clear; then the parker leaves and the event completes.
+	 */
+	setenv("COLOC_FAKE_KERNEL_US", "30000000", 1);
+	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
+	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	EXPECT(strstr(last_line(), " ran=3 resident=2"), "resident: %s", last_line());
+	EXPECT_RC(cuEventRecord(ev, NULL), CUDA_SUCCESS);
+	unsetenv("COLOC_FAKE_KERNEL_US");
+	EXPECT_RC(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
+	EXPECT_RC(cuMemsetD32_v2(stop, 1, 1), CUDA_SUCCESS);
+	EXPECT_RC(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
+	EXPECT(log_has("gpu resident=2 fn=__coloc_ptb_add parked"), "no parked line");
+	park = 0;
+	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	EXPECT(strstr(last_line(), " ran=0"), "a helper ran while stopped: %s", last_line());
+	EXPECT(!strstr(last_line(), "resident="), "a helper stayed resident: %s", last_line());
+	EXPECT_RC(cuMemsetD32_v2(stop, 0, 1), CUDA_SUCCESS);
+	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	EXPECT(strstr(last_line(), " ran=7"), "the helper: %s", last_line());
+	EXPECT_RC(cuEventQuery(ev), CUDA_SUCCESS);
+	EXPECT(log_has("gpu resident=2 fn=__coloc_ptb_add unparked"), "no unparked line");
+	EXPECT_RC(cuEventSynchronize(ev), CUDA_SUCCESS);
+
+	/* Launched while the stop word is set: it parks at once and waits for its helper. */
+	park = 1;
+	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
+	EXPECT_RC(cuMemsetD32_v2(stop, 1, 1), CUDA_SUCCESS);
+	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	EXPECT(strstr(last_line(), " ran=0 parked=3"), "parked at launch: %s", last_line());
+	EXPECT_RC(cuMemsetD32_v2(stop, 0, 1), CUDA_SUCCESS);
+	park = 0;
+	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	EXPECT(strstr(last_line(), " ran=10"), "its helper: %s", last_line());
+	EXPECT_RC(cuCtxSynchronize(), CUDA_SUCCESS);
+	EXPECT(log_has("gpu resident=3 fn=__coloc_ptb_add unparked"), "no unparked line");
+	unsetenv("COLOC_FAKE_PTB_STOP_AFTER");
 
 	/* A control pointer outside device memory faults, as on the GPU. */
 	ctl = 16;
-	params[5] = &ctl;
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL),
 		  CUDA_ERROR_LAUNCH_FAILED);
+	EXPECT_RC(cuEventDestroy_v2(ev), CUDA_SUCCESS);
 	return 0;
 }
 
@@ -656,7 +718,8 @@ static int test_threads(CUdeviceptr d, unsigned id)
 	coloc_buf_init(&b);
 	EXPECT(coloc_buf_read_file(&b, log_path) == 0 && coloc_buf_cstr(&b), "cannot read the log");
 	for (p = b.data; (nl = strchr(p, '\n')); p = nl + 1) {
-		EXPECT(strncmp(p, "cu", 2) == 0, "a broken log line: %.*s", (int)(nl - p), p);
+		EXPECT(strncmp(p, "cu", 2) == 0 || strncmp(p, "gpu resident=", 13) == 0,
+		       "a broken log line: %.*s", (int)(nl - p), p);
 		if (strncmp(p, prefix, len) == 0) {
 			EXPECT(strncmp(nl - 9, " count=16", 9) == 0, "a broken log line: %.*s",
 			       (int)(nl - p), p);

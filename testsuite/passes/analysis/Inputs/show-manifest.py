@@ -6,7 +6,7 @@ m = json.load(open(sys.argv[1]))
 print(f"format {m['format']} {m['format_version']}, colocc {m['colocc']}, ptx {m['ptx']}, "
       f"target {m['target']}")
 c = m["ptb_control"]
-print(f"ptb control: {c['bytes']} bytes, next at {c['next']}, stop at {c['stop']}")
+print(f"ptb control: {c['bytes']} bytes, next at {c['next']}, done at {c['done']}")
 for k in m["kernels"]:
     params = " ".join(f"{p['name']}:{p['size']}/{p['align']}" for p in k["params"])
     print(f"kernel {k['name']}: params [{params}] ({k['param_bytes']} bytes), "

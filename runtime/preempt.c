@@ -1,0 +1,404 @@
+/*
+ * Stopping and resuming persistent (ptb) kernels of a best-effort tenant.
+ *
+ * Each context gets a stop word in device memory that every persistent
+ * launch of the context reads (the ptb pass's __coloc_stop), a ring of
+ * control blocks, a stream of the highest priority for writing the stop
+ * word, and a stream for helpers.  A launch carries park = 1: when its
+ * workers leave at a stop, worker 0 stays parked on the application's
+ * stream until every virtual block is done, so that nothing after the
+ * kernel on that stream starts early (docs/runtime-design.md).
+ *
+ * A watcher thread per GPU sleeps on the coordinator's epoch (futex).  When
+ * a latency tenant turns busy it writes 1 to the stop word of each context
+ * with persistent kernels in flight and measures the turnaround: the time
+ * from the latency tenant's busy edge until every taken virtual block is
+ * done (done == next in the control block: all workers but the parked one
+ * have left).  When no latency tenant is busy any more it clears the stop
+ * word, waits for the clear to land, and launches a helper for each kernel
+ * still in flight: the same variant with the same control block and
+ * parameters and park = 0, on the helper stream after an event recorded
+ * where the kernel was put on its stream (so a helper never runs before
+ * the work the kernel follows).  A helper of a kernel with nothing left
+ * exits at once.
+ *
+ * The lock of a context is held from before a launch's control block is
+ * taken until its record is in the table, and by the watcher while it
+ * resumes: a launch that starts after a stop is therefore in the table when
+ * the resume comes, and no kernel is left parked without a helper.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scheduler.h"
+
+#define CONTROL_BYTES (4u << 20) /* control blocks of one context, used as a ring */
+#define RECORDS 256              /* persistent launches a context tracks */
+#define TURN_POLL_LIMIT_NS 200000000u
+
+struct record {
+	bool live;              /* launched; not yet seen complete */
+	uint64_t off, size;     /* its control block in the ring */
+	CUevent pre, done;      /* recorded before and after the launch on its stream */
+	CUfunction fn;
+	unsigned workers, shmem;
+	struct coloc_dim3 block;
+	uint64_t total;         /* its virtual blocks */
+	void *packed;           /* its parameters, park = 0 */
+	size_t packed_size;
+	uint64_t helpers;       /* helpers launched for it */
+};
+
+struct ctx_state {
+	struct ctx_state *next;
+	pthread_mutex_t lock;   /* everything below */
+	CUcontext ctx;
+	struct coloc_segment *seg;
+	struct coloc_tenant *self;
+	CUdeviceptr ring, stop;
+	uint64_t ring_next;
+	CUstream stop_stream, helper_stream;
+	CUevent helpers_done;   /* recorded after the last helpers */
+	bool helpers_pending;
+	bool stopped;           /* the stop word is 1 */
+	struct record rec[RECORDS];
+	unsigned rec_next;
+};
+
+static struct {
+	pthread_mutex_t lock; /* the list and the watchers */
+	struct ctx_state *list;
+	struct coloc_segment *watched[32];
+	unsigned nwatched;
+} pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void *watcher(void *arg);
+
+/* Starts the watcher of a GPU's segment once; false when there is none. */
+static bool watch(struct coloc_segment *seg)
+{
+	pthread_t th;
+	pthread_attr_t a;
+	bool ok = true;
+
+	for (unsigned i = 0; i < pre.nwatched; i++)
+		if (pre.watched[i] == seg)
+			return true;
+	if (pre.nwatched == sizeof(pre.watched) / sizeof(pre.watched[0]))
+		return false;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &a, watcher, seg) == 0)
+		pre.watched[pre.nwatched++] = seg;
+	else
+		ok = false;
+	pthread_attr_destroy(&a);
+	return ok;
+}
+
+static struct ctx_state *state_new(CUcontext ctx)
+{
+	struct ctx_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ctx = ctx;
+	pthread_mutex_init(&s->lock, NULL);
+	s->seg = coloc_sched_segment(&s->self);
+	/* Priorities out of the device's range are clamped to its highest. */
+	if (REAL(cuMemAlloc_v2)(&s->ring, CONTROL_BYTES) != CUDA_SUCCESS ||
+	    REAL(cuMemAlloc_v2)(&s->stop, 4) != CUDA_SUCCESS ||
+	    REAL(cuStreamCreateWithPriority)(&s->stop_stream, 1 /* NON_BLOCKING */, -1000) !=
+		    CUDA_SUCCESS ||
+	    REAL(cuStreamCreateWithPriority)(&s->helper_stream, 1, 0) != CUDA_SUCCESS ||
+	    REAL(cuEventCreate)(&s->helpers_done, 2 /* DISABLE_TIMING */) != CUDA_SUCCESS ||
+	    REAL(cuMemsetD32Async)(s->stop, 0, 1, s->stop_stream) != CUDA_SUCCESS ||
+	    REAL(cuStreamSynchronize)(s->stop_stream) != CUDA_SUCCESS) {
+		coloc_log(COLOC_LOG_WARN, "preemption: no stop word, streams or control blocks in this "
+			  "context; persistent kernels run to their end");
+		s->seg = NULL; /* kept, so that the failure is not retried at every launch */
+	}
+	return s;
+}
+
+static struct ctx_state *state_for_current(void)
+{
+	struct ctx_state *s;
+	CUcontext ctx = NULL;
+
+	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+		return NULL;
+	pthread_mutex_lock(&pre.lock);
+	for (s = pre.list; s && s->ctx != ctx; s = s->next)
+		;
+	if (!s && (s = state_new(ctx))) {
+		s->next = pre.list;
+		pre.list = s;
+		if (s->seg && !watch(s->seg)) {
+			coloc_log(COLOC_LOG_WARN, "preemption: no watcher thread; persistent kernels "
+				  "run to their end");
+			s->seg = NULL;
+		}
+	}
+	pthread_mutex_unlock(&pre.lock);
+	return s;
+}
+
+/* True when the record's kernel is known complete; its slot can be reused. */
+static bool record_complete(struct record *r)
+{
+	if (r->live && REAL(cuEventQuery)(r->done) == CUDA_SUCCESS) {
+		r->live = false;
+		free(r->packed);
+		r->packed = NULL;
+	}
+	return !r->live;
+}
+
+static bool overlaps(const struct record *r, uint64_t off, uint64_t size)
+{
+	return r->live && off < r->off + r->size && r->off < off + size;
+}
+
+int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_stream_flavor flavor,
+		    size_t control_bytes, const char **why)
+{
+	struct ctx_state *s = state_for_current();
+	uint64_t size = (control_bytes + 15) & ~(uint64_t)15, off;
+	struct record *r = NULL;
+	CUresult rc;
+
+	if (!s || !s->ring) {
+		*why = "no device memory for its control block";
+		return -1;
+	}
+	if (size > CONTROL_BYTES / 4) {
+		*why = "its control block would be larger than colocc keeps";
+		return -1;
+	}
+	pthread_mutex_lock(&s->lock);
+	for (unsigned n = 0; n < RECORDS && !r; n++) {
+		struct record *c = &s->rec[(s->rec_next + n) % RECORDS];
+
+		if (record_complete(c) && (c->pre || (REAL(cuEventCreate)(&c->pre, 2) == CUDA_SUCCESS &&
+						      REAL(cuEventCreate)(&c->done, 2) == CUDA_SUCCESS)))
+			r = c;
+	}
+	off = s->ring_next + size > CONTROL_BYTES ? 0 : s->ring_next;
+	/*
+	 * A control block still in use, or one that helpers may still touch
+	 * (a helper's worker takes a last id after the kernel is done), is not
+	 * handed out again: the launch runs in another form instead.
+	 */
+	for (unsigned n = 0; r && n < RECORDS; n++)
+		if (overlaps(&s->rec[n], off, size) && !record_complete(&s->rec[n]))
+			r = NULL;
+	if (r && s->helpers_pending && REAL(cuEventQuery)(s->helpers_done) == CUDA_SUCCESS)
+		s->helpers_pending = false;
+	if (!r || (s->helpers_pending && off < s->ring_next)) {
+		pthread_mutex_unlock(&s->lock);
+		*why = "every control block is in use";
+		return -1;
+	}
+	rc = flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(s->ring + off, 0, 2, stream) :
+				     REAL(cuMemsetD32Async)(s->ring + off, 0, 2, stream);
+	if (rc == CUDA_SUCCESS)
+		rc = flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->pre, stream) :
+					     REAL(cuEventRecord)(r->pre, stream);
+	if (rc != CUDA_SUCCESS) {
+		pthread_mutex_unlock(&s->lock);
+		*why = "its control block could not be cleared";
+		return -1;
+	}
+	s->ring_next = off + size;
+	r->off = off;
+	r->size = size;
+	slot->state = s;
+	slot->record = (int)(r - s->rec);
+	slot->control = s->ring + off;
+	slot->stop = s->stop;
+	slot->park = s->seg ? 1 : 0; /* without a watcher, nobody would resume it */
+	return 0;
+}
+
+void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
+		   enum coloc_stream_flavor flavor, CUfunction fn, unsigned workers,
+		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
+		   size_t packed_size, size_t park_offset)
+{
+	struct ctx_state *s = slot->state;
+	struct record *r = &s->rec[slot->record];
+
+	if (launched && slot->park) {
+		r->packed = malloc(packed_size);
+		if (r->packed)
+			memcpy(r->packed, packed, packed_size);
+		if (r->packed && park_offset + 4 <= packed_size)
+			memset((char *)r->packed + park_offset, 0, 4);
+		r->packed_size = packed_size;
+		r->fn = fn;
+		r->workers = workers;
+		r->block = block;
+		r->shmem = shmem;
+		r->total = total;
+		r->helpers = 0;
+		if (!r->packed || (flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->done, stream) :
+					REAL(cuEventRecord)(r->done, stream)) != CUDA_SUCCESS)
+			/* Cannot happen short of a broken context; the kernel may then stay parked. */
+			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
+				  "if it is stopped, its stream waits for nothing");
+		else
+			r->live = true;
+		s->rec_next = (unsigned)(slot->record + 1) % RECORDS;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- the watcher */
+
+static void stop_all(struct ctx_state *s, uint64_t edge_ns)
+{
+	uint32_t hdr[2];
+	uint64_t deadline = now_ns() + TURN_POLL_LIMIT_NS;
+	bool any = false, left;
+
+	pthread_mutex_lock(&s->lock);
+	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS ||
+	    REAL(cuMemsetD32Async)(s->stop, 1, 1, s->stop_stream) != CUDA_SUCCESS) {
+		pthread_mutex_unlock(&s->lock);
+		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
+		return;
+	}
+	s->stopped = true;
+	/*
+	 * The turnaround: until every taken block of every kernel in flight is
+	 * done.  A kernel that completed meanwhile has left too.
+	 */
+	do {
+		left = false;
+		for (unsigned n = 0; n < RECORDS; n++) {
+			struct record *r = &s->rec[n];
+
+			if (record_complete(r))
+				continue;
+			any = true;
+			if (REAL(cuMemcpyDtoHAsync_v2)(hdr, s->ring + r->off, 8, s->stop_stream) !=
+				    CUDA_SUCCESS ||
+			    REAL(cuStreamSynchronize)(s->stop_stream) != CUDA_SUCCESS)
+				continue;
+			/* Leaders that found the grid done still add to next. */
+			if (hdr[1] < (hdr[0] < r->total ? hdr[0] : r->total) && !record_complete(r))
+				left = true;
+		}
+	} while (left && now_ns() < deadline);
+	pthread_mutex_unlock(&s->lock);
+	if (any && s->self) {
+		uint64_t now = now_ns(), us = now > edge_ns ? (now - edge_ns) / 1000u : 0;
+		uint64_t i = __atomic_fetch_add(&s->self->turn_count, 1, __ATOMIC_RELAXED);
+
+		__atomic_store_n(&s->self->turn_us[i % COLOC_TURN_SAMPLES],
+				 (uint32_t)(us < UINT32_MAX ? us : UINT32_MAX), __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->self->counters[TC_PREEMPTIONS], 1, __ATOMIC_RELAXED);
+		coloc_log(COLOC_LOG_DEBUG, "preemption: stopped after %llu us%s",
+			  (unsigned long long)us, left ? " (still running at the poll limit)" : "");
+	}
+}
+
+static void resume_all(struct ctx_state *s)
+{
+	unsigned helpers = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS ||
+	    REAL(cuMemsetD32Async)(s->stop, 0, 1, s->stop_stream) != CUDA_SUCCESS ||
+	    REAL(cuStreamSynchronize)(s->stop_stream) != CUDA_SUCCESS) {
+		pthread_mutex_unlock(&s->lock);
+		coloc_log(COLOC_LOG_ERROR, "preemption: the stop word could not be cleared; "
+			  "stopped kernels stay parked");
+		return;
+	}
+	s->stopped = false;
+	for (unsigned n = 0; n < RECORDS; n++) {
+		struct record *r = &s->rec[n];
+		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, r->packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+				  &r->packed_size, CU_LAUNCH_PARAM_END };
+
+		if (record_complete(r))
+			continue;
+		if (REAL(cuStreamWaitEvent)(s->helper_stream, r->pre, 0) != CUDA_SUCCESS ||
+		    REAL(cuLaunchKernel)(r->fn, r->workers, 1, 1, r->block.x, r->block.y, r->block.z,
+					 r->shmem, s->helper_stream, NULL, extra) != CUDA_SUCCESS) {
+			coloc_log(COLOC_LOG_ERROR, "preemption: a helper could not be launched; "
+				  "a stopped kernel stays parked");
+			continue;
+		}
+		r->helpers++;
+		helpers++;
+	}
+	if (helpers && REAL(cuEventRecord)(s->helpers_done, s->helper_stream) == CUDA_SUCCESS)
+		s->helpers_pending = true;
+	pthread_mutex_unlock(&s->lock);
+	if (helpers && s->self)
+		__atomic_fetch_add(&s->self->counters[TC_HELPERS], helpers, __ATOMIC_RELAXED);
+}
+
+static void *watcher(void *arg)
+{
+	struct coloc_segment *seg = arg;
+
+	coloc_enter(); /* its driver calls are colocc's own */
+	for (;;) {
+		uint32_t epoch = __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST);
+		uint64_t since = 0;
+		bool busy = coloc_sched_latency_busy(seg, &since);
+		struct ctx_state *list;
+
+		pthread_mutex_lock(&pre.lock);
+		list = pre.list;
+		pthread_mutex_unlock(&pre.lock);
+		/* States are never freed and only pushed at the head: the walk is safe. */
+		for (struct ctx_state *s = list; s; s = s->next) {
+			if (s->seg != seg)
+				continue;
+			if (busy && !s->stopped)
+				stop_all(s, since);
+			else if (!busy && s->stopped)
+				resume_all(s);
+		}
+		/*
+		 * While a latency tenant is busy, look every 100 ms whether it
+		 * still lives: a dead one is reaped, which bumps the epoch.
+		 */
+		if (busy && epoch == __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST)) {
+			coloc_coord_wait(seg, epoch, 100000000u);
+			if (epoch == __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST))
+				coloc_coord_reap(seg);
+		} else if (!busy) {
+			coloc_coord_wait(seg, epoch, 1000000000u);
+		}
+	}
+	return NULL;
+}
+
+static void after_fork_child(void)
+{
+	/* The child's contexts are not the parent's, and it has no watchers. */
+	pre.list = NULL;
+	pre.nwatched = 0;
+	pthread_mutex_init(&pre.lock, NULL);
+}
+
+__attribute__((constructor)) static void preempt_init(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
