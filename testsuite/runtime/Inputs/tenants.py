@@ -11,6 +11,13 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         kernel: it does not count as busy, no wait (< 150 ms)
   hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=600000
         keeps it busy after its launch: the best-effort tenant waits (>= 300 ms)
+  preempt  the best-effort tenant's persistent kernel would run 20 s
+        (COLOC_FAKE_PTB_STOP_AFTER=3, COLOC_FAKE_RESIDENT_US); a latency tenant
+        busy for 300 ms from 150 ms on must get it stopped, and the end of its
+        busy time must get it resumed by a helper: the best-effort tenant's
+        synchronization, 1 s after its launch, returns at once (< 3 s in all)
+  preempt-dead  as preempt, but the latency tenant is killed while busy: the
+        watcher reaps it and resumes the kernel (< 3 s in all)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -38,6 +45,33 @@ def best_effort():
     print(out, end="")
     return int(re.search(r"took (\d+) ms", out).group(1))
 
+
+if mode in ("preempt", "preempt-dead"):
+    be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_PTB_STOP_AFTER="3",
+                  COLOC_FAKE_RESIDENT_US="20000000")
+    start = time.time()
+    be = subprocess.Popen([app, "--grid=16,1,1", "--sleep-ms=1000", ptx], env=be_env,
+                          stdout=subprocess.PIPE, text=True)
+    time.sleep(0.15)
+    lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="300000")
+    lat_env.pop("COLOC_FAKE_LOG", None)
+    if mode == "preempt-dead":
+        lat_env["COLOC_FAKE_KERNEL_US"] = "20000000"
+        latency = subprocess.Popen([app, "--sleep-ms=30000", ptx], stdout=subprocess.DEVNULL,
+                                   env=lat_env)
+        time.sleep(0.3)
+        latency.kill()
+        latency.wait()
+        print("latency tenant killed")
+    else:
+        subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
+    time.sleep(0.3)
+    status("stopped-and-resumed")
+    out = be.communicate(timeout=60)[0]
+    took = time.time() - start
+    print(out, end="")
+    print("best-effort resumed:", "yes" if took < 3 else f"NO ({took:.1f} s)")
+    sys.exit(0 if took < 3 and be.returncode == 0 else 1)
 
 latency = None
 if mode in ("gate", "kill", "fill", "hold"):

@@ -13,7 +13,7 @@
  *
  * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1 runs N blocks
  * during its launch call and stays resident: at the fake's later calls it
- * finishes its blocks once COLOC_FAKE_KERNEL_US passed since its launch,
+ * finishes its blocks once COLOC_FAKE_RESIDENT_US passed since its launch,
  * unless the stop word is set first; then its workers leave and worker 0
  * stays parked until `done` reaches the grid's size (helpers, launches with
  * park = 0, run at once).  Events recorded on its stream after it, and
@@ -31,6 +31,7 @@
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch with park = 1 runs this many blocks, then
  *                               stays resident (above)
+ *   COLOC_FAKE_RESIDENT_US=N    a resident kernel finishes by itself N us after its launch
  *   COLOC_FAKE_LINK_FAIL=1      every cuLinkComplete fails with CUDA_ERROR_INVALID_PTX
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
@@ -1460,7 +1461,7 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			const unsigned char **values, CUstream stream, bool *stays)
 {
-	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_KERNEL_US");
+	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
 	unsigned n = k->nparams, i;
 	uint64_t total = 1, ran, stop_after = UINT64_MAX, park;
 	unsigned char *ctl, *stop;
@@ -1503,7 +1504,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	r->finish_ns = now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
 	r->parked = le_load(stop, 4) != 0;
 	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
-	*stays = true; /* its time is its own, not COLOC_FAKE_KERNEL_US of the queue */
+	*stays = true; /* its time is COLOC_FAKE_RESIDENT_US, not COLOC_FAKE_KERNEL_US */
 	return CUDA_SUCCESS;
 }
 

@@ -438,17 +438,17 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	       ctl_host[0], ctl_host[1]);
 
 	/*
-	 * A long one (COLOC_FAKE_KERNEL_US) stopped while resident: worker 0
+	 * A long one (COLOC_FAKE_RESIDENT_US) stopped while resident: worker 0
 	 * parks, an event recorded after it stays pending, a helper (park 0)
 	 * takes nothing while the stop word is set and the rest once it is
 	 * clear; then the parker leaves and the event completes.
 	 */
-	setenv("COLOC_FAKE_KERNEL_US", "30000000", 1);
+	setenv("COLOC_FAKE_RESIDENT_US", "30000000", 1);
 	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	EXPECT(strstr(last_line(), " ran=3 resident=2"), "resident: %s", last_line());
 	EXPECT_RC(cuEventRecord(ev, NULL), CUDA_SUCCESS);
-	unsetenv("COLOC_FAKE_KERNEL_US");
+	unsetenv("COLOC_FAKE_RESIDENT_US");
 	EXPECT_RC(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
 	EXPECT_RC(cuMemsetD32_v2(stop, 1, 1), CUDA_SUCCESS);
 	EXPECT_RC(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
