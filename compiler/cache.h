@@ -19,8 +19,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Bumped whenever the layout of an entry or the key's inputs change. */
-#define COLOC_CACHE_FORMAT 1
+/*
+ * Bumped whenever the layout of an entry or the key's inputs change, and
+ * whenever the passes' launch contract changes (docs/passes.md), so that
+ * variants compiled for an older contract are never launched with a newer
+ * one's parameters.  2: ptb's park, slot_base and stop parameters.
+ */
+#define COLOC_CACHE_FORMAT 2
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

@@ -26,6 +26,7 @@ const char *const pass_param_role_names[] = {
 	[PASS_PARAM_CONTROL] = "control",
 	[PASS_PARAM_PARK] = "park",
 	[PASS_PARAM_STOP] = "stop",
+	[PASS_PARAM_SLOT_BASE] = "slot_base",
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)

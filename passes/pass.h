@@ -35,6 +35,7 @@ enum pass_param_role {
 	PASS_PARAM_CONTROL,  /* ptb: device pointer to the launch's control block */
 	PASS_PARAM_PARK,     /* ptb: non-zero: worker 0 parks when stopped (docs/passes.md) */
 	PASS_PARAM_STOP,     /* ptb: device pointer to the stop word */
+	PASS_PARAM_SLOT_BASE, /* ptb: first worker index of this launch's broadcast slots */
 };
 
 extern const char *const pass_param_role_names[];

@@ -68,6 +68,7 @@ static const struct pass_param ptb_params[] = {
 	{COLOC_PREFIX "grid_y", PASS_PARAM_GRID_Y, 4, 4},
 	{COLOC_PREFIX "grid_z", PASS_PARAM_GRID_Z, 4, 4},
 	{COLOC_PREFIX "park", PASS_PARAM_PARK, 4, 4},
+	{COLOC_PREFIX "slot_base", PASS_PARAM_SLOT_BASE, 4, 4},
 	{COLOC_PREFIX "control", PASS_PARAM_CONTROL, 8, 8},
 	{COLOC_PREFIX "stop", PASS_PARAM_STOP, 8, 8},
 };
@@ -152,7 +153,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "cvta.to.global.u64 __coloc_ctl, __coloc_ctl;\n"
 		    "ld.param.u64 __coloc_stopp, [__coloc_stop];\n"
 		    "cvta.to.global.u64 __coloc_stopp, __coloc_stopp;\n"
-		    "mov.u32 __coloc_t, %%ctaid.x;\n"
+		    "ld.param.u32 __coloc_t, [__coloc_slot_base];\n"
+		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
+		    "add.u32 __coloc_t, __coloc_t, __coloc_vid;\n"
 		    "mul.wide.u32 __coloc_slotg, __coloc_t, 8;\n"
 		    "add.s64 __coloc_slotg, __coloc_slotg, __coloc_ctl;\n"
 		    "add.s64 __coloc_slotg, __coloc_slotg, 8;\n"

@@ -159,7 +159,7 @@ static int params_build(struct params *p, const struct launch *l,
 /* The values of a persistent launch's own parameters. */
 struct ptb_values {
 	CUdeviceptr control, stop;
-	unsigned park;
+	unsigned park, slot_base;
 };
 
 static void params_add(struct params *p, const struct coloc_kernel_info *k, int form,
@@ -178,6 +178,7 @@ static void params_add(struct params *p, const struct coloc_kernel_info *k, int 
 		case PASS_PARAM_CONTROL: v = ptb ? ptb->control : 0; break;
 		case PASS_PARAM_PARK: v = ptb ? ptb->park : 0; break;
 		case PASS_PARAM_STOP: v = ptb ? ptb->stop : 0; break;
+		case PASS_PARAM_SLOT_BASE: v = ptb ? ptb->slot_base : 0; break;
 		}
 		/* Little-endian: a u32 parameter reads the low half of the slot. */
 		p->added[i] = v;
@@ -207,7 +208,7 @@ static unsigned device_wave(CUfunction fn, const struct launch *l)
  * 0 when it does not fit; *park_offset: where the park parameter is.
  */
 static size_t params_pack(const struct params *p, const struct coloc_kernel_info *k, int form,
-			  unsigned char *buf, size_t cap, size_t *park_offset)
+			  unsigned char *buf, size_t cap, size_t *park_offset, size_t *base_offset)
 {
 	size_t off = 0;
 
@@ -222,6 +223,8 @@ static size_t params_pack(const struct params *p, const struct coloc_kernel_info
 		memcpy(buf + off, p->ptr[i], size);
 		if (added && k->added[form][i - k->nparams].role == PASS_PARAM_PARK)
 			*park_offset = off;
+		if (added && k->added[form][i - k->nparams].role == PASS_PARAM_SLOT_BASE)
+			*base_offset = off;
 		off += size;
 	}
 	return off;
@@ -241,7 +244,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	unsigned workers = coloc_cfg.workers;
 	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
 	static __thread unsigned char packed[4096 + 64 * COLOC_MAX_ADDED];
-	size_t packed_size, park_offset = SIZE_MAX;
+	size_t packed_size, park_offset = SIZE_MAX, base_offset = SIZE_MAX;
 	CUresult rc;
 
 	if (params_build(&p, l, k, why) < 0)
@@ -255,16 +258,22 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	if (workers > blocks_of(l->grid))
 		workers = (unsigned)blocks_of(l->grid);
 	coloc_sched_issue_begin();
-	/* Kernels that broadcast through global memory keep two words per worker there. */
+	/*
+	 * Kernels that broadcast through global memory keep two words per
+	 * worker there: the launch's workers use the first W pairs, its helpers
+	 * (one at a time on the helper stream) the next W.
+	 */
 	if (coloc_ptb_begin(&slot, l->stream, l->flavor,
-			    8 + (k->ptb_global_slots ? 8 * (size_t)workers : 0), why) < 0)
+			    8 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	v.control = slot.control;
 	v.stop = slot.stop;
 	v.park = slot.park;
+	v.slot_base = 0;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
-	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset);
-	if (!packed_size || park_offset == SIZE_MAX) {
+	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
+				  &base_offset);
+	if (!packed_size || park_offset == SIZE_MAX || base_offset == SIZE_MAX) {
 		/* Not resumable by a helper: it runs to its end. */
 		v.park = 0;
 		for (unsigned i = 0; i < k->nadded[VARIANT_PTB]; i++)
@@ -276,7 +285,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	wgrid.y = wgrid.z = 1;
 	rc = launch_variant(l, fn, wgrid, p.ptr);
 	coloc_ptb_end(&slot, rc == CUDA_SUCCESS, l->stream, l->flavor, fn, workers, l->block,
-		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset);
+		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset, base_offset);
 	if (rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor);
 	if (rc != CUDA_SUCCESS) {

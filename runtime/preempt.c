@@ -234,7 +234,7 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		   enum coloc_stream_flavor flavor, CUfunction fn, unsigned workers,
 		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
-		   size_t packed_size, size_t park_offset)
+		   size_t packed_size, size_t park_offset, size_t base_offset)
 {
 	struct ctx_state *s = slot->state;
 	struct record *r = &s->rec[slot->record];
@@ -245,6 +245,12 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 			memcpy(r->packed, packed, packed_size);
 		if (r->packed && park_offset + 4 <= packed_size)
 			memset((char *)r->packed + park_offset, 0, 4);
+		/* Helpers run one after another on one stream: one bank of slots serves them all. */
+		if (r->packed && base_offset + 4 <= packed_size) {
+			uint32_t base = workers;
+
+			memcpy((char *)r->packed + base_offset, &base, 4);
+		}
 		r->packed_size = packed_size;
 		r->fn = fn;
 		r->workers = workers;

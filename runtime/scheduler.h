@@ -60,12 +60,13 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 /*
  * After the launch: `launched` says whether the driver took it.  A helper
  * resuming it launches `fn` with `workers` blocks of `block`, `shmem` bytes
- * and the packed parameters (copied; the 4 bytes at `park_offset` become 0);
+ * and the packed parameters (copied; the u32 at `park_offset` becomes 0, the
+ * one at `base_offset`, its first broadcast slot, `workers`);
  * `total` is the kernel's number of virtual blocks.
  */
 void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		   enum coloc_stream_flavor flavor, CUfunction fn, unsigned workers,
 		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
-		   size_t packed_size, size_t park_offset);
+		   size_t packed_size, size_t park_offset, size_t base_offset);
 
 #endif

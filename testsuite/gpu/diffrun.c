@@ -533,13 +533,16 @@ static uint64_t run_sliced(CUfunction f, struct kcase *c, uint64_t wanted)
 	return n;
 }
 
-static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned park)
+/* slot_base: the launch's first pair of broadcast words (kernels with global slots). */
+static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned park,
+		     unsigned slot_base)
 {
 	args_init(a, c);
 	args_add(a, c->grid[0]);
 	args_add(a, c->grid[1]);
 	args_add(a, c->grid[2]);
 	args_add(a, park);
+	args_add(a, slot_base);
 	args_add(a, (uint64_t)ctl);
 	args_add(a, (uint64_t)stop_word);
 }
@@ -594,7 +597,7 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 	uint32_t next = 0;
 	struct args a;
 
-	ptb_args(&a, c, ctl, 0);
+	ptb_args(&a, c, ctl, 0, 0);
 	ptb_reset(ctl, stream);
 	for (;;) {
 		/*
@@ -648,8 +651,9 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 	uint32_t hdr[2] = {0, 0};
 	struct args primary, helper;
 
-	ptb_args(&primary, c, ctl, 1);
-	ptb_args(&helper, c, ctl, 0);
+	/* Helpers run one at a time on their stream: they share the second bank of slots. */
+	ptb_args(&primary, c, ctl, 1, 0);
+	ptb_args(&helper, c, ctl, 0, workers);
 	ptb_reset(ctl, stream);
 	launch(f, workers, 1, 1, c, &primary, stream);
 	for (;;) {
@@ -758,8 +762,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 		fill(p);
 		CK(cuMemAlloc(&p->dev, bytes));
 	}
-	/* Header (next, done) and, for kernels with global slots, two words per worker. */
-	CK(cuMemAlloc(&ctl, 8 + 8 * total));
+	/* Header (next, done) and, for kernels with global slots, two banks of two words per worker. */
+	CK(cuMemAlloc(&ctl, 8 + 16 * total));
 	if (!stop_word)
 		CK(cuMemAlloc(&stop_word, 4));
 
@@ -796,7 +800,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 			upload(c);
 			ptb_reset(ctl, stream);
 			CK(cuStreamSynchronize(stream));
-			ptb_args(&a, c, ctl, 0);
+			ptb_args(&a, c, ctl, 0, 0);
 			t0 = now_us();
 			launch(fptb, workers[s], 1, 1, c, &a, stream);
 			wait_stream(stream, opt.wait_limit_us);
@@ -898,7 +902,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 		if (fptb) {
 			struct args a;
 
-			ptb_args(&a, c, ctl, 0);
+			ptb_args(&a, c, ctl, 0, 0);
 			for (i = 0; i < REPS; i++) {
 				ptb_reset(ctl, stream);
 				CK(cuEventRecord(e0, stream));

@@ -30,7 +30,7 @@ import time
 
 sys.stdout.reconfigure(line_buffering=True)  # in order with the child's lines
 mode, run_dir, app, ptx, colocctl = sys.argv[1:6]
-env = dict(os.environ, COLOC_RUN_DIR=run_dir)
+env = dict(os.environ, COLOC_RUN_DIR=run_dir, COLOC_CACHE_DIR=os.path.join(run_dir, "cache"))
 
 
 def status(tag):

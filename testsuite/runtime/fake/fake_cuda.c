@@ -7,7 +7,7 @@
  * everything runs at call time, so synchronization only logs.  Kernels are
  * not executed, with one exception: a persistent-thread-block variant
  * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
- * a pointer to the control block {u32 next; u32 done} and a pointer to the
+ * slot_base, a pointer to the control block {u32 next; u32 done} and a pointer to the
  * stop word, docs/passes.md) takes virtual blocks off `next`, counting each
  * in `done`, until the stop word is set or the grid is done.
  *
@@ -1456,7 +1456,7 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
 /*
  * The one kernel the fake runs: a ptb variant takes virtual blocks off the
  * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
- * control, stop), as described at the top.
+ * slot_base, control, stop), as described at the top.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			const unsigned char **values, CUstream stream, bool *stays)
@@ -1467,15 +1467,16 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	unsigned char *ctl, *stop;
 	struct resident *r = NULL;
 
-	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 6 ||
-	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 4)
+	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 7 ||
+	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 4 ||
+	    k->params[n - 4].size != 4)
 		return CUDA_SUCCESS;
-	for (i = n - 6; i < n - 3; i++) {
+	for (i = n - 7; i < n - 4; i++) {
 		if (k->params[i].size != 4)
 			return CUDA_SUCCESS;
 		total *= le_load(values[i], 4);
 	}
-	park = le_load(values[n - 3], 4);
+	park = le_load(values[n - 4], 4);
 	/* On a GPU, a control pointer outside device memory faults the launch. */
 	if (!(ctl = dev_range(le_load(values[n - 2], 8), 8)) ||
 	    !(stop = dev_range(le_load(values[n - 1], 8), 4)))
