@@ -49,6 +49,7 @@ struct record {
 	void *packed;           /* its parameters, park = 0 */
 	size_t packed_size;
 	uint64_t helpers;       /* helpers launched for it */
+	uint64_t seq;           /* launch order in its context */
 };
 
 struct ctx_state {
@@ -65,6 +66,7 @@ struct ctx_state {
 	bool stopped;           /* the stop word is 1 */
 	struct record rec[RECORDS];
 	unsigned rec_next;
+	uint64_t seq;
 };
 
 static struct {
@@ -258,6 +260,7 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		r->shmem = shmem;
 		r->total = total;
 		r->helpers = 0;
+		r->seq = ++s->seq;
 		if (!r->packed || (flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->done, stream) :
 					REAL(cuEventRecord)(r->done, stream)) != CUDA_SUCCESS)
 			/* Cannot happen short of a broken context; the kernel may then stay parked. */
@@ -279,8 +282,14 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	bool any = false, left;
 
 	pthread_mutex_lock(&s->lock);
-	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS ||
-	    REAL(cuMemsetD32Async)(s->stop, 1, 1, s->stop_stream) != CUDA_SUCCESS) {
+	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS) {
+		/* The context is gone (the process is ending): nothing of it runs any more. */
+		s->seg = NULL;
+		pthread_mutex_unlock(&s->lock);
+		coloc_log(COLOC_LOG_DEBUG, "preemption: context gone; its watcher stops");
+		return;
+	}
+	if (REAL(cuMemsetD32Async)(s->stop, 1, 1, s->stop_stream) != CUDA_SUCCESS) {
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
 		return;
@@ -322,7 +331,8 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 
 static void resume_all(struct ctx_state *s)
 {
-	unsigned helpers = 0;
+	struct record *live[RECORDS];
+	unsigned helpers = 0, n = 0;
 
 	pthread_mutex_lock(&s->lock);
 	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS ||
@@ -334,13 +344,29 @@ static void resume_all(struct ctx_state *s)
 		return;
 	}
 	s->stopped = false;
-	for (unsigned n = 0; n < RECORDS; n++) {
-		struct record *r = &s->rec[n];
+	/*
+	 * Helpers go in launch order: they run one after another on the helper
+	 * stream, each after its kernel's predecessors, and a kernel launched
+	 * later may wait (through its stream) for one launched earlier.  Out of
+	 * order, the later one's wait would hold the earlier one's helper back
+	 * for ever.
+	 */
+	for (unsigned i = 0; i < RECORDS; i++) {
+		unsigned j = n++;
+
+		if (record_complete(&s->rec[i])) {
+			n--;
+			continue;
+		}
+		for (; j > 0 && live[j - 1]->seq > s->rec[i].seq; j--)
+			live[j] = live[j - 1];
+		live[j] = &s->rec[i];
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct record *r = live[i];
 		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, r->packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
 				  &r->packed_size, CU_LAUNCH_PARAM_END };
 
-		if (record_complete(r))
-			continue;
 		if (REAL(cuStreamWaitEvent)(s->helper_stream, r->pre, 0) != CUDA_SUCCESS ||
 		    REAL(cuLaunchKernel)(r->fn, r->workers, 1, 1, r->block.x, r->block.y, r->block.z,
 					 r->shmem, s->helper_stream, NULL, extra) != CUDA_SUCCESS) {
