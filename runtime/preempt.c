@@ -345,16 +345,18 @@ static void resume_all(struct ctx_state *s)
 	}
 	s->stopped = false;
 	/*
-	 * Helpers go in launch order: they run one after another on the helper
-	 * stream, each after its kernel's predecessors, and a kernel launched
-	 * later may wait (through its stream) for one launched earlier.  Out of
-	 * order, the later one's wait would hold the earlier one's helper back
-	 * for ever.
+	 * Helpers only for kernels that have started (the event before them
+	 * on their stream is complete): one that has not will see the cleared
+	 * stop word when it starts, or, stopped again first, get its helper at
+	 * a later resume.  A helper waiting on the helper stream for a kernel
+	 * that has not started would hold back every helper queued behind it,
+	 * including the one that kernel's start waits for (found on the GPU:
+	 * be_burn hung under time-slicing).  Helpers go in launch order.
 	 */
 	for (unsigned i = 0; i < RECORDS; i++) {
 		unsigned j = n++;
 
-		if (record_complete(&s->rec[i])) {
+		if (record_complete(&s->rec[i]) || REAL(cuEventQuery)(s->rec[i].pre) != CUDA_SUCCESS) {
 			n--;
 			continue;
 		}
