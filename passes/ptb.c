@@ -41,15 +41,25 @@
  * the body's barriers and the whole block reaches the loop head together.
  *
  * Parameters appended, in order: __coloc_grid_x, _y, _z (.u32: the original
- * grid) and __coloc_control (.u64: a device pointer to the control block,
- * { u32 next; u32 stop; }, next at byte 0 and stop at byte 4).  Workers,
+ * grid), __coloc_park and __coloc_slot_base (.u32), __coloc_control (.u64: a
+ * device pointer to the control block, { u32 next; u32 done; }) and
+ * __coloc_stop (.u64: a device pointer to the stop word, which the leader
+ * reads instead of a flag in the control block, so that one write stops
+ * every launch of a context).  The leader counts each finished virtual block
+ * in done (a release add after the loop-head barrier, so the block's writes
+ * come first).  With park non-zero, worker 0's leader does not leave at the
+ * end: it waits (acquire loads and nanosleep) until done reaches the grid,
+ * so that the launch's stream moves on only when every block is done, by
+ * this launch or by helpers launched with park 0 on another stream after a
+ * stop (docs/runtime-design.md).  Workers,
  * block shape and dynamic shared memory are chosen at launch: 1-D worker
  * grid, original block shape and dynamic shared memory size.  The two
  * slots take 8 bytes of static shared memory, except in kernels that use
  * dynamic shared memory or are at the 48 KB static limit, where adding 8
  * bytes could fail their launch: there each worker w has its pair of words in
- * the control block instead, at byte 8 + 8 * w (the manifest says which, and
- * the runtime sizes the control block 8 + 8 * workers).
+ * the control block instead, at byte 8 + 8 * (slot_base + w) (the manifest
+ * says which; the runtime gives helpers slot_base = workers and sizes the
+ * control block 8 + 16 * workers).
  *
  * A worker reuses its shared memory for block after block.  When the kernel
  * writes shared memory through the async proxy (bulk copies, TMA, wgmma and
