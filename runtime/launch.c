@@ -21,7 +21,8 @@
  * Before anything of a best-effort launch goes to the GPU, and before each
  * slice, sched.c holds the launching thread while a latency tenant of the
  * GPU has work in flight; a latency launch tells the coordinator first.
- * Stopping a persistent kernel that already runs is not done yet.
+ * A persistent kernel that already runs is stopped by preempt.c when the
+ * latency tenant turns busy, and resumed by helpers when it is idle.
  */
 #include <stdlib.h>
 #include <string.h>

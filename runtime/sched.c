@@ -19,10 +19,9 @@
  * busy for more than 100 ms is checked for life; a dead one is reaped and
  * cannot hold the others back.
  *
- * What this does not do yet: stop a persistent kernel already running
- * (its stop flag is not written), so a best-effort kernel that started
- * before the latency tenant woke runs to its end; sliced kernels bound that
- * to one slice.
+ * Persistent kernels already running are stopped and resumed by
+ * preempt.c's watcher, which the busy/idle edges here wake up
+ * (coloc_coord_signal); sliced kernels are bounded by one slice.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
