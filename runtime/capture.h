@@ -88,6 +88,9 @@ struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char
 
 /* ---- variants.c */
 
+/* The module's cache key (64 hex digits): its PTX, options, architecture and colocc's format. */
+void coloc_module_key(const struct coloc_module *m, char key[65]);
+
 /*
  * Makes the module's variants usable in the current context (transforming,
  * compiling or reading the cache on first use) and returns the kernel's

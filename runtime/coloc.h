@@ -105,7 +105,7 @@ enum coloc_log_level { COLOC_LOG_ERROR, COLOC_LOG_WARN, COLOC_LOG_INFO, COLOC_LO
 
 /* How best-effort launches run, until the scheduler chooses (COLOC_FORM). */
 enum coloc_form_choice {
-	COLOC_FORM_AUTO,     /* ptb where made, else slice, else the original */
+	COLOC_FORM_AUTO,     /* the profiler's choice (profile.c); without it ptb, else slice */
 	COLOC_FORM_ORIGINAL,
 	COLOC_FORM_SLICE,
 	COLOC_FORM_PTB,
@@ -130,6 +130,8 @@ struct coloc_config {
 	enum coloc_form_choice form;
 	unsigned slices;        /* COLOC_FORM=slice:N; 0: one slice per wave of the device */
 	unsigned workers;       /* COLOC_FORM=ptb:W; 0: as many as fit at once */
+	bool profile;           /* COLOC_PROFILE (default 1): COLOC_FORM=auto measures and picks */
+	uint64_t turnaround_ns; /* COLOC_TURNAROUND_US: the bound the profiler picks forms under */
 };
 
 extern struct coloc_config coloc_cfg;
@@ -159,6 +161,13 @@ enum coloc_stat {
 	STAT_LAUNCH_SLICE,
 	STAT_LAUNCH_PTB,
 	STAT_LAUNCH_FALLBACK,   /* best-effort launches that fell back to the original */
+	STAT_PROFILE_SAMPLES,   /* launches the profiler timed */
+	STAT_PROFILE_CHOICES,   /* (kernel, geometry) pairs it chose a form for */
+	STAT_PROFILE_LOADED,    /* pairs whose measurements came from the profile on disk */
+	STAT_KTIME_PREEMPTIBLE, /* best-effort kernel time (ns, estimated) sliced or persistent */
+	STAT_KTIME_BOUNDED,     /* original, within the turnaround bound */
+	STAT_KTIME_UNBOUNDED,   /* original, beyond it */
+	STAT_LAUNCH_UNTIMED,    /* best-effort launches with no estimate */
 	STAT_COUNT
 };
 

@@ -7,6 +7,8 @@
  *   COLOC_CACHE_DIR=DIR      compiled variants (default ~/.cache/coloc)
  *   COLOC_AOT_CACHE=DIR:...  caches written by colocc --aot, read only
  *   COLOC_FORM=auto|original|slice[:N]|ptb[:W]   best-effort launches
+ *   COLOC_PROFILE=0|1        time launches, and under COLOC_FORM=auto pick forms (default 1)
+ *   COLOC_TURNAROUND_US=T    the turnaround the profiler picks under (default 31.6)
  *   COLOC_POLICY=isolate|fill|none    how tenants share the GPU (default isolate)
  *   COLOC_STATS_FILE=PATH    statistics as JSON at exit (%p: the process id)
  *
@@ -25,7 +27,9 @@
 
 #include "coloc.h"
 
-struct coloc_config coloc_cfg = { .log_level = COLOC_LOG_WARN, .log_fd = 2 };
+struct coloc_config coloc_cfg = {
+	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
+};
 
 static __thread int depth;
 
@@ -103,6 +107,13 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_LAUNCH_SLICE] = "launches_sliced",
 	[STAT_LAUNCH_PTB] = "launches_persistent",
 	[STAT_LAUNCH_FALLBACK] = "launches_fallback",
+	[STAT_PROFILE_SAMPLES] = "profile_samples",
+	[STAT_PROFILE_CHOICES] = "profile_choices",
+	[STAT_PROFILE_LOADED] = "profile_loaded",
+	[STAT_KTIME_PREEMPTIBLE] = "kernel_ns_preemptible",
+	[STAT_KTIME_BOUNDED] = "kernel_ns_original_within_bound",
+	[STAT_KTIME_UNBOUNDED] = "kernel_ns_original_beyond_bound",
+	[STAT_LAUNCH_UNTIMED] = "launches_untimed",
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n)
@@ -247,6 +258,24 @@ static void read_form(const char *s)
 	coloc_cfg.disabled = true;
 }
 
+/* COLOC_TURNAROUND_US: microseconds, with up to three decimals. */
+static int read_turnaround(const char *s)
+{
+	char *end;
+	double us;
+
+	errno = 0;
+	us = strtod(s, &end);
+	if (errno || *end || end == s || !(us >= 1.0 && us <= 1e7)) {
+		coloc_log(COLOC_LOG_ERROR, "COLOC_TURNAROUND_US='%s' is not a number of microseconds "
+			  "from 1 to 10000000; colocc is off", s);
+		coloc_cfg.disabled = true;
+		return -1;
+	}
+	coloc_cfg.turnaround_ns = (uint64_t)(us * 1000.0 + 0.5);
+	return 0;
+}
+
 __attribute__((constructor)) static void coloc_init(void)
 {
 	const char *s;
@@ -314,6 +343,18 @@ __attribute__((constructor)) static void coloc_init(void)
 	s = getenv("COLOC_FORM");
 	if (s && *s)
 		read_form(s);
+	s = getenv("COLOC_PROFILE");
+	if (s && *s) {
+		if (strcmp(s, "0") && strcmp(s, "1")) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_PROFILE='%s' is not 0 or 1; colocc is off", s);
+			coloc_cfg.disabled = true;
+			return;
+		}
+		coloc_cfg.profile = *s == '1';
+	}
+	s = getenv("COLOC_TURNAROUND_US");
+	if (s && *s && read_turnaround(s) < 0)
+		return;
 	s = getenv("COLOC_POLICY");
 	if (s && *s && strcmp(s, "isolate") != 0) {
 		if (strcmp(s, "none") == 0) {

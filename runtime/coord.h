@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 2
+#define COLOC_SEGMENT_VERSION 3
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -27,6 +27,14 @@ enum coloc_tenant_counter {
 	TC_BUSY_PERIODS,     /* latency: idle-to-busy transitions */
 	TC_PREEMPTIONS,      /* best-effort: stops that found a persistent kernel running */
 	TC_HELPERS,          /* best-effort: helper launches that resumed stopped kernels */
+	/*
+	 * Best-effort kernel time by how it ran, estimated per launch from the
+	 * profiler's measurement of its (kernel, geometry, form): the coverage.
+	 */
+	TC_KTIME_PREEMPTIBLE_NS, /* sliced or persistent */
+	TC_KTIME_BOUNDED_NS,     /* original, measured within the turnaround bound */
+	TC_KTIME_UNBOUNDED_NS,   /* original, longer than the bound */
+	TC_LAUNCH_UNTIMED,       /* launches with no measurement yet */
 	TC_COUNT
 };
 

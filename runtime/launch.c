@@ -53,7 +53,7 @@ static void count(enum coloc_stat s, enum coloc_tenant_counter c)
 	coloc_sched_count(c, 1);
 }
 
-static CUresult launch_original(const struct launch *l)
+static CUresult launch_original(const struct launch *l, struct coloc_probe *probe)
 {
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	CUresult rc;
@@ -61,6 +61,7 @@ static CUresult launch_original(const struct launch *l)
 	if (be) {
 		coloc_sched_issue_begin();
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
+		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
 		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
 		coloc_sched_latency_launch(l->fn);
@@ -81,14 +82,14 @@ static CUresult launch_original(const struct launch *l)
 }
 
 static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, const char *name,
-			 const char *why)
+			 const char *why, struct coloc_probe *probe)
 {
 	count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
 	if (!k || !k->fallback_logged)
 		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
 	if (k)
 		k->fallback_logged = true;
-	return launch_original(l);
+	return launch_original(l, probe);
 }
 
 static CUresult launch_variant(const struct launch *l, CUfunction fn, struct coloc_dim3 grid,
@@ -237,12 +238,11 @@ static uint64_t blocks_of(struct coloc_dim3 g)
 }
 
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUfunction fn,
-			const char **why)
+			unsigned workers, struct coloc_probe *probe, unsigned *units, const char **why)
 {
 	struct params p;
 	struct coloc_ptb_slot slot;
 	struct ptb_values v;
-	unsigned workers = coloc_cfg.workers;
 	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
 	static __thread unsigned char packed[4096 + 64 * COLOC_MAX_ADDED];
 	size_t packed_size, park_offset = SIZE_MAX, base_offset = SIZE_MAX;
@@ -258,7 +258,9 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	}
 	if (workers > blocks_of(l->grid))
 		workers = (unsigned)blocks_of(l->grid);
+	*units = workers;
 	coloc_sched_issue_begin();
+	coloc_profile_start(probe, l->stream, l->flavor);
 	/*
 	 * Kernels that broadcast through global memory keep two words per
 	 * worker there: the launch's workers use the first W pairs, its helpers
@@ -298,11 +300,11 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 }
 
 static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, CUfunction fn,
-			   const char **why)
+			   unsigned slices, struct coloc_probe *probe, unsigned *units, const char **why)
 {
 	struct coloc_slice few[64], *plan = few;
 	struct params p;
-	uint64_t wanted = coloc_cfg.slices, n;
+	uint64_t wanted = slices, n;
 	CUresult rc = CUDA_SUCCESS;
 
 	if (params_build(&p, l, k, why) < 0)
@@ -318,9 +320,12 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	coloc_slice_plan(l->grid, wanted, plan, n);
+	*units = n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 	for (uint64_t i = 0; i < n && rc == CUDA_SUCCESS; i++) {
 		params_add(&p, k, VARIANT_SLICE, l->grid, plan[i].offset, 0);
 		coloc_sched_issue_begin(); /* between slices: the latency tenant goes first */
+		if (i == 0)
+			coloc_profile_start(probe, l->stream, l->flavor);
 		rc = launch_variant(l, fn, plan[i].grid, p.ptr);
 		if (rc == CUDA_SUCCESS)
 			coloc_sched_issue_end(l->stream, l->flavor);
@@ -346,23 +351,52 @@ static bool capturing_stream(const struct launch *l)
 	return rc != CUDA_SUCCESS || status != 0;
 }
 
+/*
+ * Best-effort kernel time by how it ran, from the profiler's estimate for
+ * the form: what colocctl's coverage is made of.
+ */
+static void account(const struct coloc_run_form *run, bool preemptible)
+{
+	uint64_t ns = run->estimate_ns;
+
+	if (!ns) {
+		coloc_stat_add(STAT_LAUNCH_UNTIMED, 1);
+		coloc_sched_count(TC_LAUNCH_UNTIMED, 1);
+	} else if (preemptible) {
+		coloc_stat_add(STAT_KTIME_PREEMPTIBLE, ns);
+		coloc_sched_count(TC_KTIME_PREEMPTIBLE_NS, ns);
+	} else if (ns <= coloc_cfg.turnaround_ns) {
+		coloc_stat_add(STAT_KTIME_BOUNDED, ns);
+		coloc_sched_count(TC_KTIME_BOUNDED_NS, ns);
+	} else {
+		coloc_stat_add(STAT_KTIME_UNBOUNDED, ns);
+		coloc_sched_count(TC_KTIME_UNBOUNDED_NS, ns);
+	}
+}
+
 static CUresult launch_best_effort(const struct launch *l)
 {
 	struct coloc_module *m;
 	struct coloc_kernel_info *k = NULL;
 	struct coloc_kernel_fns *fns;
+	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0 };
+	struct coloc_probe *probe = NULL;
 	const char *why = NULL;
 	char *name = NULL;
+	unsigned forms = 0, units = 0;
 	CUresult rc;
-	int form = -1;
 
 	if (coloc_cfg.form == COLOC_FORM_ORIGINAL)
-		return launch_original(l);
+		return launch_original(l, NULL);
 	m = coloc_capture_kernel(l->fn, &name);
-	if (!m)
-		return fallback(l, NULL, NULL, "colocc did not see its module loaded");
+	if (!m) {
+		rc = fallback(l, NULL, NULL, "colocc did not see its module loaded", NULL);
+		account(&run, false);
+		return rc;
+	}
 	if (!m->ptx) {
-		rc = fallback(l, NULL, name, m->no_ptx ? m->no_ptx : "no PTX");
+		rc = fallback(l, NULL, name, m->no_ptx ? m->no_ptx : "no PTX", NULL);
+		account(&run, false);
 		goto out;
 	}
 	if (l->config) {
@@ -377,28 +411,49 @@ static CUresult launch_best_effort(const struct launch *l)
 	}
 	if (!why && capturing_stream(l))
 		why = "its stream is being captured into a graph";
-	fns = why ? NULL : coloc_variants_for(m, name, &k);
-	if (!why && !fns)
-		why = !k ? (m->failed ? m->failed : "the kernel is not in its module's PTX") :
-		      k->refused[VARIANT_PTB] ? k->refused[VARIANT_PTB] : "its variants are missing";
-	if (fns) {
-		bool ptb = fns->fn[VARIANT_PTB] && coloc_cfg.form != COLOC_FORM_SLICE;
-		bool slice = fns->fn[VARIANT_SLICE] && coloc_cfg.form != COLOC_FORM_PTB;
-
-		form = ptb ? VARIANT_PTB : slice ? VARIANT_SLICE : -1;
-		if (form < 0)
-			why = coloc_cfg.form == COLOC_FORM_SLICE ? k->refused[VARIANT_SLICE] :
-								   k->refused[VARIANT_PTB];
-	}
-	if (form < 0) {
-		rc = fallback(l, k, name, why ? why : "no preemptible form");
+	if (why) {
+		/* Not timed either: a graph being captured must not get colocc's events. */
+		rc = fallback(l, k, name, why, NULL);
+		account(&run, false);
 		goto out;
 	}
-	rc = form == VARIANT_PTB ? run_ptb(l, k, fns->fn[form], &why) :
-				   run_sliced(l, k, fns->fn[form], &why);
+	fns = coloc_variants_for(m, name, &k);
+	if (!fns)
+		why = !k ? (m->failed ? m->failed : "the kernel is not in its module's PTX") :
+		      k->refused[VARIANT_PTB] ? k->refused[VARIANT_PTB] : "its variants are missing";
+	if (fns && fns->fn[VARIANT_PTB] && coloc_cfg.form != COLOC_FORM_SLICE)
+		forms |= 1u << VARIANT_PTB;
+	if (fns && fns->fn[VARIANT_SLICE] && coloc_cfg.form != COLOC_FORM_PTB)
+		forms |= 1u << VARIANT_SLICE;
+	if (fns && !forms)
+		why = coloc_cfg.form == COLOC_FORM_SLICE ? k->refused[VARIANT_SLICE] :
+							   k->refused[VARIANT_PTB];
+	coloc_profile_choose(m, name, l->grid, l->block, l->shmem, forms, &run, &probe);
+	if (!forms) {
+		rc = fallback(l, k, name, why ? why : "no preemptible form", probe);
+		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
+		account(&run, false);
+		goto out;
+	}
+	if (run.form == FORM_ORIGINAL) {
+		/* The profiler's choice: shorter than the turnaround bound as it is. */
+		rc = launch_original(l, probe);
+		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
+		account(&run, false);
+		goto out;
+	}
+	rc = run.form == VARIANT_PTB ?
+		     run_ptb(l, k, fns->fn[VARIANT_PTB], run.param, probe, &units, &why) :
+		     run_sliced(l, k, fns->fn[VARIANT_SLICE], run.param, probe, &units, &why);
+	coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, units);
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */
-	if (rc == CUDA_ERROR_NOT_SUPPORTED)
-		rc = fallback(l, k, name, why ? why : "its variant could not be launched");
+	if (rc == CUDA_ERROR_NOT_SUPPORTED) {
+		rc = fallback(l, k, name, why ? why : "its variant could not be launched", NULL);
+		run.estimate_ns = 0;
+		account(&run, false);
+	} else if (rc == CUDA_SUCCESS) {
+		account(&run, true);
+	}
 out:
 	coloc_module_put(m);
 	free(name);
@@ -410,7 +465,7 @@ static CUresult launch(const struct launch *l)
 	/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
 	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT && !l->cooperative)
 		return launch_best_effort(l);
-	return launch_original(l);
+	return launch_original(l, NULL);
 }
 
 static CUresult launch_plain(void *real, enum coloc_stream_flavor flavor, CUfunction fn,

@@ -69,4 +69,34 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
 		   size_t packed_size, size_t park_offset, size_t base_offset);
 
+/* ---- profile.c: which form each (kernel, geometry) runs in */
+
+#define FORM_ORIGINAL (-1)
+
+struct coloc_run_form {
+	int form;             /* enum coloc_variant_form, or FORM_ORIGINAL */
+	unsigned param;       /* slices or workers; 0: the device's wave */
+	uint64_t estimate_ns; /* what the form was measured to take, 0: not yet */
+};
+
+struct coloc_module;
+struct coloc_probe;
+
+/*
+ * A best-effort launch of `kernel` of `m` with this geometry, whose
+ * variants are `forms` (bit per enum coloc_variant_form; 0: only the
+ * original): the form it takes (*out), and a probe when this launch is to
+ * be timed.  Measures and chooses under COLOC_FORM=auto; otherwise keeps the
+ * forced form and measures it for the coverage figures.  With COLOC_PROFILE=0,
+ * nothing is timed and the form is persistent, else sliced, else original.
+ */
+void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct coloc_dim3 grid,
+			  struct coloc_dim3 block, unsigned shmem, unsigned forms,
+			  struct coloc_run_form *out, struct coloc_probe **probe);
+/* After the gate, before the form's first launch on `stream` (NULL probe: nothing). */
+void coloc_profile_start(struct coloc_probe *p, CUstream stream, enum coloc_stream_flavor flavor);
+/* After its last launch; `units`: the slices launched or the workers. Frees the probe or queues it. */
+void coloc_profile_stop(struct coloc_probe *p, CUstream stream, enum coloc_stream_flavor flavor,
+			bool launched, unsigned units);
+
 #endif

@@ -188,6 +188,11 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 	coloc_cache_key(&t, m->options, m->options_len, m->ptx, m->ptx_len, key);
 }
 
+void coloc_module_key(const struct coloc_module *m, char key[65])
+{
+	key_for(m, 0, key);
+}
+
 /* The cubin of the module in the caches, and which cache it came from. */
 static int cache_find(const struct coloc_module *m, struct coloc_buf *cubin, enum coloc_stat *from)
 {

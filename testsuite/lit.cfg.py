@@ -35,14 +35,24 @@ config.substitutions.append(("%nvcc", config.nvcc))
 # After %ptxas-verify, which it would otherwise cut short.
 config.substitutions.append(("%ptxas", config.ptxas))
 config.substitutions.append(("%python", py))
+# The benchmark suite's scripts (benchmarks/suite), tested by testsuite/bench.
+config.substitutions.append(("%benchdir", os.path.join(os.path.dirname(config.test_source_root),
+                                                       "benchmarks", "suite")))
 rt = os.path.join(config.colocc_obj_root, "testsuite", "runtime")
 config.substitutions.append(("%libcoloc", os.path.join(config.colocc_obj_root, "libcoloc.so")))
 config.substitutions.append(("%fakedir", os.path.join(rt, "fake")))
 config.substitutions.append(("%rt_app", os.path.join(rt, "coloc_rt_app")))
 # A program under libcoloc on the fake driver, with nothing inherited from the caller's
 # COLOC_* settings; tests add COLOC_FAKE_LOG, COLOC_ROLE and the rest.
+# Coordinator segments go to the build's own directory (tests may name another), so that
+# a segment left in /dev/shm by another build or version cannot change what a test sees.
+rt_run_dir = os.path.join(rt, "coord")
+os.makedirs(rt_run_dir, exist_ok=True)
 config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
                              "-u COLOC_DISABLE -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
+                             "-u COLOC_PROFILE -u COLOC_TURNAROUND_US -u COLOC_POLICY "
+                             "-u COLOC_HOLD_US -u COLOC_BE_DEPTH -u COLOC_STATS_FILE "
+                             f"COLOC_RUN_DIR={rt_run_dir} "
                              f"LD_LIBRARY_PATH={os.path.join(rt, 'fake')} "
                              f"LD_PRELOAD={os.path.join(config.colocc_obj_root, 'libcoloc.so')}"))
 config.substitutions.append(("%next_app", os.path.join(rt, "coloc_next_app")))

@@ -15,7 +15,7 @@
  *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
  *   --threads=N (N threads launch at once) --timed (print how long each launch call took) --sleep-ms=N (stay N ms
- *   after the launches, before synchronizing)
+ *   after the launches, before synchronizing) --sync-each (synchronize the stream after every launch)
  *
  * It prints one line per step; the fake driver's log says what reached it.
  */
@@ -211,7 +211,7 @@ struct job {
 	CUdeviceptr buf;
 	const char *how;
 	unsigned gx, gy, gz, bx, by, bz, shmem;
-	int repeat, timed, failed;
+	int repeat, timed, failed, sync_each;
 };
 
 static void *launches(void *arg)
@@ -269,6 +269,8 @@ static void *launches(void *arg)
 			       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 		else
 			printf("app: launch %d: %d\n", r, rc);
+		if (rc == CUDA_SUCCESS && j->sync_each)
+			rc = cu.stream_sync(NULL);
 		if (rc != CUDA_SUCCESS) {
 			j->failed = 1;
 			return NULL;
@@ -281,7 +283,7 @@ int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
-	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1;
+	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	const char *probes[32];
 	CUmodule mod = NULL;
 	CUfunction fn = NULL, kernel_handle = NULL;
@@ -315,6 +317,8 @@ int main(int argc, char **argv)
 			threads = atoi(a + 10);
 		else if (!strcmp(a, "--timed"))
 			timed = 1;
+		else if (!strcmp(a, "--sync-each"))
+			sync_each = 1;
 		else if (!strncmp(a, "--sleep-ms=", 11))
 			sleep_ms = atoi(a + 11);
 		else if (!strncmp(a, "--repeat=", 9))
@@ -390,7 +394,7 @@ int main(int argc, char **argv)
 
 	{
 		struct job job = { fn, kernel_handle, buf, how, grid[0], grid[1], grid[2], block[0],
-				   block[1], block[2], shmem, repeat, timed, 0 };
+				   block[1], block[2], shmem, repeat, timed, 0, sync_each };
 		pthread_t th[64];
 
 		if (threads < 1 || threads > 64) {

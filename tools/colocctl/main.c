@@ -71,6 +71,28 @@ static void print_preemption(const struct coloc_tenant *t)
 	putchar('\n');
 }
 
+/*
+ * A best-effort tenant's coverage: its kernel time by how it ran, as the
+ * profiler measured each (kernel, geometry, form) it launched.
+ */
+static void print_coverage(const struct coloc_tenant *t)
+{
+	const uint64_t *c = t->counters;
+	double all = (double)c[TC_KTIME_PREEMPTIBLE_NS] + (double)c[TC_KTIME_BOUNDED_NS] +
+		     (double)c[TC_KTIME_UNBOUNDED_NS];
+
+	if (!all && !c[TC_LAUNCH_UNTIMED])
+		return;
+	printf("  %-8d coverage", t->pid);
+	if (all)
+		printf(" %.1f%% of kernel time preemptible, %.1f%% original within the turnaround "
+		       "bound, %.1f%% original beyond it (%.1f ms timed)",
+		       100.0 * (double)c[TC_KTIME_PREEMPTIBLE_NS] / all,
+		       100.0 * (double)c[TC_KTIME_BOUNDED_NS] / all,
+		       100.0 * (double)c[TC_KTIME_UNBOUNDED_NS] / all, all / 1e6);
+	printf("%s%" PRIu64 " launches not timed yet\n", all ? "; " : " ", c[TC_LAUNCH_UNTIMED]);
+}
+
 static void print_segment(const char *path, const struct coloc_segment *s)
 {
 	unsigned n = 0;
@@ -103,8 +125,10 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share);
 	}
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
-		if (s->tenants[i].pid && s->tenants[i].role == 2)
+		if (s->tenants[i].pid && s->tenants[i].role == 2) {
+			print_coverage(&s->tenants[i]);
 			print_preemption(&s->tenants[i]);
+		}
 }
 
 static unsigned reap(struct coloc_segment *s)

@@ -95,6 +95,7 @@ struct fake_event {
 	char tag;
 	unsigned id;
 	bool dead;
+	bool recorded;
 	uint64_t done_ns; /* when the work recorded before it ends (COLOC_FAKE_KERNEL_US) */
 	unsigned after_resident; /* the resident kernel before it on its stream, or 0 */
 	struct fake_event *next;
@@ -137,8 +138,8 @@ struct fake_state {
 	unsigned next_library;
 	struct fake_link *links;
 	unsigned next_link;
-	/* COLOC_FAKE_KERNEL_US: each launch keeps the "GPU" busy that long after the
-	 * work before it; synchronization calls sleep until then. */
+	/* COLOC_FAKE_KERNEL_US and _BLOCK_US: each launch keeps the "GPU" busy after
+	 * the work before it; synchronization calls sleep until then. */
 	uint64_t busy_until_ns;
 };
 
@@ -152,7 +153,7 @@ extern struct fake_state fake;
 void fake_begin(struct coloc_buf *line, const char *name);
 CUresult fake_end(struct coloc_buf *line, CUresult rc);
 CUresult fake_need_init(void);
-void fake_kernel_ran(void);
+void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant);
 /* Advances resident persistent kernels (fake_cuda.c); under the lock. */
 void fake_progress(void);
 /* The id of the live resident kernel last launched on `stream`, or 0; under the lock. */
@@ -237,6 +238,7 @@ FAKE_EXPORT CUresult cuEventRecord_ptsz(CUevent event, CUstream stream);
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent event);
 FAKE_EXPORT CUresult cuEventQuery(CUevent event);
 FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event);
+FAKE_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 
 FAKE_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *path);
 FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image);

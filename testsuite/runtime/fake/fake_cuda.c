@@ -36,6 +36,13 @@
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
  *                               cuEventSynchronize return only when it is idle
+ *   COLOC_FAKE_BLOCK_US=N       and N us more per round of its blocks: a launch of B blocks
+ *                               of which the device holds W at once (132 SMs times the
+ *                               occupancy below) takes ceil(B / W) rounds; a persistent
+ *                               variant's round is its workers' share of the virtual
+ *                               blocks it ran.  cuEventElapsedTime reads this time line
+ *   COLOC_FAKE_VARIANT_US=N     a launch of a variant (__coloc_*) takes N us more: what
+ *                               a form costs over the original
  *
  * The log: one line per call, written with one write(2) on an O_APPEND file
  * descriptor, so lines of concurrent calls never interleave.  A line is the
@@ -89,6 +96,8 @@
  *   cuEventQuery event=E                                  error=CUDA_ERROR_NOT_READY while the work
  *                                                         before it runs (or a resident kernel)
  *   cuEventDestroy_v2 event=E
+ *   cuEventElapsedTime start=E end=E us=N                 error=CUDA_ERROR_NOT_READY until both
+ *                                                         are done
  *   cuModuleLoad file=NAME module=M kind=K [arch=ARCH] kernels=K1,K2
  *   cuModuleLoadData module=M kind=K [arch=ARCH] kernels=K1,K2
  *   cuModuleLoadDataEx options=O1,O2 module=M kind=K [arch=ARCH] kernels=K1,K2
@@ -465,14 +474,25 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* A launch: the simulated GPU is busy COLOC_FAKE_KERNEL_US longer. Under the lock. */
-void fake_kernel_ran(void)
+/*
+ * A launch of `blocks` blocks, `at_once` of them at a time: the simulated
+ * GPU is busy COLOC_FAKE_KERNEL_US plus COLOC_FAKE_BLOCK_US per round (and
+ * for a variant COLOC_FAKE_VARIANT_US) longer.  Under the lock.
+ */
+void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant)
 {
-	const char *us = getenv("COLOC_FAKE_KERNEL_US");
-	uint64_t now = now_ns(), start = fake.busy_until_ns > now ? fake.busy_until_ns : now;
+	const char *us = getenv("COLOC_FAKE_KERNEL_US"), *block_us = getenv("COLOC_FAKE_BLOCK_US");
+	const char *variant_us = getenv("COLOC_FAKE_VARIANT_US");
+	uint64_t now = now_ns(), start = fake.busy_until_ns > now ? fake.busy_until_ns : now, t = 0;
 
 	if (us && *us)
-		fake.busy_until_ns = start + strtoull(us, NULL, 10) * 1000u;
+		t = strtoull(us, NULL, 10) * 1000u;
+	if (variant && variant_us && *variant_us)
+		t += strtoull(variant_us, NULL, 10) * 1000u;
+	if (block_us && *block_us && at_once)
+		t += (blocks + at_once - 1) / at_once * strtoull(block_us, NULL, 10) * 1000u;
+	if (t)
+		fake.busy_until_ns = start + t;
 }
 
 /* Sleeps, unlocked, until the simulated GPU reaches `until`; passes rc on. */
@@ -971,20 +991,27 @@ CUresult cuStreamIsCapturing_ptsz(CUstream stream, int *status)
 	return stream_capturing(__func__, stream, status);
 }
 
-static CUresult put_event(struct coloc_buf *line, CUevent e, struct fake_event **out)
+/* Logs an event's id (or ?) after whatever key the caller wrote. */
+static CUresult put_event_value(struct coloc_buf *line, CUevent e, struct fake_event **out)
 {
 	struct fake_event *ev;
 
 	for (ev = fake.events; ev; ev = ev->next) {
 		if (!ev->dead && (void *)&ev->tag == (void *)e) {
-			coloc_buf_printf(line, " event=%u", ev->id);
+			coloc_buf_printf(line, "%u", ev->id);
 			if (out)
 				*out = ev;
 			return CUDA_SUCCESS;
 		}
 	}
-	coloc_buf_puts(line, " event=?");
+	coloc_buf_putc(line, '?');
 	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult put_event(struct coloc_buf *line, CUevent e, struct fake_event **out)
+{
+	coloc_buf_puts(line, " event=");
+	return put_event_value(line, e, out);
 }
 
 static CUresult stream_wait_event(const char *name, CUstream stream, CUevent event, unsigned flags)
@@ -1045,8 +1072,12 @@ static CUresult event_record(const char *name, CUevent event, CUstream stream)
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS && (rc = event_rc) == CUDA_SUCCESS)
 		rc = stream_rc;
 	if (rc == CUDA_SUCCESS) {
-		e->done_ns = fake.busy_until_ns;
+		uint64_t now = now_ns();
+
+		/* An idle GPU reaches the event now: elapsed times do not count idle time before. */
+		e->done_ns = fake.busy_until_ns > now ? fake.busy_until_ns : now;
 		e->after_resident = fake_resident_on(stream);
+		e->recorded = true;
 	}
 	return fake_end(&line, rc);
 }
@@ -1094,6 +1125,33 @@ CUresult cuEventQuery(CUevent event)
 	if (rc == CUDA_SUCCESS && (now_ns() < e->done_ns || fake_resident_live(e->after_resident)))
 		rc = CUDA_ERROR_NOT_READY;
 	return fake_end(&line, rc);
+}
+
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
+{
+	struct coloc_buf line;
+	struct fake_event *a = NULL, *b = NULL;
+	CUresult rc, found_a, found_b;
+	uint64_t now = now_ns();
+
+	fake_begin(&line, __func__);
+	coloc_buf_puts(&line, " start=");
+	found_a = put_event_value(&line, start, &a);
+	coloc_buf_puts(&line, " end=");
+	found_b = put_event_value(&line, end, &b);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found_a) != CUDA_SUCCESS ||
+	    (rc = found_b) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!ms)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (!a->recorded || !b->recorded)
+		return fake_end(&line, CUDA_ERROR_INVALID_HANDLE);
+	if (now < a->done_ns || now < b->done_ns || fake_resident_live(a->after_resident) ||
+	    fake_resident_live(b->after_resident))
+		return fake_end(&line, CUDA_ERROR_NOT_READY);
+	*ms = (float)((double)b->done_ns - (double)a->done_ns) / 1e6f;
+	coloc_buf_printf(&line, " us=%lld", ((long long)b->done_ns - (long long)a->done_ns) / 1000);
+	return fake_end(&line, CUDA_SUCCESS);
 }
 
 CUresult cuEventDestroy_v2(CUevent event)
@@ -1223,13 +1281,20 @@ CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t 
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
+/* 2048 threads per SM in whole warps, at most 32 blocks, at least 1. */
+static int fake_blocks_per_sm(unsigned threads)
+{
+	int n = 2048 / (int)((threads + 31) / 32 * 32);
+
+	return n > 32 ? 32 : n < 1 ? 1 : n;
+}
+
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction fn, int block_size,
 						     size_t dynamic_shmem)
 {
 	struct fake_kernel *k;
 	struct coloc_buf line;
 	CUresult rc, found;
-	int n;
 
 	fake_begin(&line, __func__);
 	found = fake_put_fn(&line, fn, &k);
@@ -1238,9 +1303,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction fn,
 		return fake_end(&line, rc);
 	if (!blocks || block_size <= 0 || block_size > 1024)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	/* 2048 threads per SM in whole warps, at most 32 blocks, at least 1. */
-	n = 2048 / ((block_size + 31) / 32 * 32);
-	*blocks = n > 32 ? 32 : n < 1 ? 1 : n;
+	*blocks = fake_blocks_per_sm((unsigned)block_size);
 	coloc_buf_printf(&line, " blocks=%d", *blocks);
 	return fake_end(&line, CUDA_SUCCESS);
 }
@@ -1459,7 +1522,7 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
  * slot_base, control, stop), as described at the top.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
-			const unsigned char **values, CUstream stream, bool *stays)
+			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
 {
 	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
 	unsigned n = k->nparams, i;
@@ -1485,6 +1548,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		stop_after = strtoull(stop_env, NULL, 10);
 	ran = ptb_blocks(ctl, stop, total, stop_after);
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
+	*blocks = ran;
 	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
 		return CUDA_SUCCESS;
 	if (!park && le_load(stop, 4) != 0)
@@ -1515,7 +1579,7 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 	struct fake_kernel *k;
 	CUresult rc, fn_rc, stream_rc;
 	bool stays = false;
-	uint64_t threads;
+	uint64_t threads, blocks = 0;
 	unsigned i;
 
 	fn_rc = fake_put_fn(line, l->fn, &k);
@@ -1552,10 +1616,16 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 		}
 		if (l->extra)
 			coloc_buf_puts(line, " packed=1");
-		rc = ptb_run(line, k, values, l->stream, &stays);
+		rc = ptb_run(line, k, values, l->stream, &stays, &blocks);
 	}
-	if (rc == CUDA_SUCCESS && !stays)
-		fake_kernel_ran();
+	if (rc == CUDA_SUCCESS && !stays) {
+		/* The device holds `wave` blocks at once; a persistent variant, its workers. */
+		uint64_t wave = 132 * (uint64_t)fake_blocks_per_sm((unsigned)threads);
+		uint64_t grid = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+
+		fake_kernel_ran(blocks ? blocks : grid, grid < wave ? grid : wave,
+				!strncmp(k->name, "__coloc_", 8));
+	}
 	free(values);
 	return rc;
 }

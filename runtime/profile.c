@@ -1,0 +1,635 @@
+/*
+ * The profiler: which form a best-effort kernel runs in, per (kernel, grid,
+ * block, dynamic shared memory), measured on the application's own launches.
+ *
+ * No kernel runs twice.  A launch the profiler wants measured runs in the
+ * candidate form with a pair of events around it on its own stream; the
+ * elapsed time is read later, when the events are done, at some later
+ * best-effort launch of the same context.  One candidate is measured at a
+ * time per pair; launches in between take the default form (persistent,
+ * else sliced), which is preemptible too.
+ *
+ * The candidates, in order (each measured until it has two clean samples):
+ *   1. the default preemptible form: persistent with a wave of workers, or
+ *      sliced one wave per slice when there is no persistent form;
+ *   2. when that runs within the turnaround bound, the original: a kernel
+ *      shorter than the bound needs no preemption (the latency tenant waits
+ *      at most the bound behind it), and it pays no form's overhead;
+ *   3. otherwise a sliced form cut into enough slices that one slice takes
+ *      about 60% of the bound, refined twice if a slice still takes longer.
+ * Turnaround, the time the latency tenant can wait behind the kernel: a
+ * slice's time for the sliced form (total / slices), one round of the
+ * workers for the persistent form (total / ceil(blocks / workers)), the
+ * whole kernel for the original.  The choice is the fastest candidate
+ * within the bound (COLOC_TURNAROUND_US, default 31.6 us), else the one
+ * with the smallest turnaround.
+ *
+ * A sample is clean when, between its launch and the moment it is read,
+ * this tenant was neither held back for the latency tenant nor preempted,
+ * and no other thread launched between its two events;
+ * after six tries without one, the fastest disturbed sample counts (a
+ * kernel that always runs beside the latency tenant is measured as it runs).
+ *
+ * Measurements persist in the cache: $COLOC_CACHE_DIR/profile/DEVICE/KEY, one
+ * file per module (KEY: the module's cache key, so a changed module or pass
+ * starts afresh), one line per measured candidate, appended when a pair is
+ * decided:
+ *   KERNEL GX GY GZ BX BY BZ SHMEM FORM PARAM UNITS TIME_NS TURN_NS SAMPLES
+ * FORM is original, slice or ptb; PARAM what was asked (slices, workers; 0:
+ * the device's wave), UNITS what ran.  A later line for the same candidate
+ * replaces an earlier one.  A process that finds the measurements it needs
+ * there launches the chosen form at once; a changed bound decides again from
+ * them, measuring only what is still missing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "scheduler.h"
+
+#define CANDIDATES 6 /* default, original, three slicings, one forced form */
+#define SAMPLES 2
+#define TRIES 6
+#define BUCKETS 256
+#define DEVICES 16
+
+struct measurement {
+	int form;          /* enum coloc_variant_form, or FORM_ORIGINAL */
+	unsigned param;    /* asked: slices or workers; 0: the device's wave */
+	unsigned units;    /* what ran: slices or workers */
+	uint64_t time_ns;  /* the fastest counted sample */
+	uint64_t turn_ns;
+	unsigned samples;  /* counted samples */
+	unsigned tries;    /* all samples */
+	uint64_t dirty_ns; /* the fastest disturbed sample, for when nothing is clean */
+};
+
+struct entry {
+	struct entry *next;
+	char key[65];
+	char *kernel;
+	int device;
+	struct coloc_dim3 grid, block;
+	unsigned shmem;
+	struct measurement m[CANDIDATES];
+	unsigned n;
+	bool probing;       /* a probe of it is in flight */
+	bool decided;
+	bool saved;         /* its measurements are on disk as they are */
+	struct coloc_run_form choice;
+};
+
+/* A timed launch. */
+struct coloc_probe {
+	struct coloc_probe *next;
+	struct entry *e;
+	unsigned cand;
+	CUcontext ctx;
+	CUevent start, end;
+	uint64_t disturbed; /* the tenant's gated launches + preemptions at the start */
+	uint64_t launches;  /* the process's best-effort launches at the start */
+	bool failed;
+};
+
+/* A module's profile file, read once per device. */
+struct loaded {
+	struct loaded *next;
+	char key[65];
+	int device;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct entry *table[BUCKETS];
+	struct coloc_probe *pending;
+	struct loaded *loaded;
+	uint64_t launches;             /* best-effort launches of the process so far */
+	char device_dir[DEVICES][160]; /* "" until asked */
+} prof = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const char *const form_names[] = { [VARIANT_SLICE] = "slice", [VARIANT_PTB] = "ptb" };
+
+static const char *form_name(int form)
+{
+	return form == FORM_ORIGINAL ? "original" : form_names[form];
+}
+
+static uint64_t blocks_of(struct coloc_dim3 g)
+{
+	return (uint64_t)g.x * g.y * g.z;
+}
+
+static uint64_t disturbances(void)
+{
+	struct coloc_tenant *self = NULL;
+
+	if (!coloc_sched_segment(&self) || !self)
+		return 0;
+	return __atomic_load_n(&self->counters[TC_GATED_LAUNCHES], __ATOMIC_RELAXED) +
+	       __atomic_load_n(&self->counters[TC_PREEMPTIONS], __ATOMIC_RELAXED);
+}
+
+/* ---- the table */
+
+static unsigned hash(const char *key, const char *kernel, int device, struct coloc_dim3 g,
+		     struct coloc_dim3 b, unsigned shmem)
+{
+	uint32_t h = 2166136261u;
+	uint32_t v[8] = { (uint32_t)device, g.x, g.y, g.z, b.x, b.y, b.z, shmem };
+
+	for (const char *s = key; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	for (const char *s = kernel; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	for (unsigned i = 0; i < 8; i++)
+		h = (h ^ v[i]) * 16777619u;
+	return h % BUCKETS;
+}
+
+static bool dim_eq(struct coloc_dim3 a, struct coloc_dim3 b)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/* The pair's entry; `create`: made when missing (NULL only when out of memory). */
+static struct entry *lookup(const char *key, const char *kernel, int device, struct coloc_dim3 g,
+			    struct coloc_dim3 b, unsigned shmem, bool create)
+{
+	unsigned h = hash(key, kernel, device, g, b, shmem);
+	struct entry *e;
+
+	for (e = prof.table[h]; e; e = e->next)
+		if (e->device == device && e->shmem == shmem && dim_eq(e->grid, g) &&
+		    dim_eq(e->block, b) && !strcmp(e->key, key) && !strcmp(e->kernel, kernel))
+			return e;
+	if (!create || !(e = calloc(1, sizeof(*e))) || !(e->kernel = strdup(kernel))) {
+		free(e);
+		return NULL;
+	}
+	memcpy(e->key, key, sizeof(e->key));
+	e->device = device;
+	e->grid = g;
+	e->block = b;
+	e->shmem = shmem;
+	e->next = prof.table[h];
+	prof.table[h] = e;
+	return e;
+}
+
+static struct measurement *find(struct entry *e, int form, unsigned param)
+{
+	for (unsigned i = 0; i < e->n; i++)
+		if (e->m[i].form == form && e->m[i].param == param)
+			return &e->m[i];
+	return NULL;
+}
+
+/* The candidate's measurement, added when missing; NULL when the entry is full. */
+static struct measurement *add(struct entry *e, int form, unsigned param)
+{
+	struct measurement *m = find(e, form, param);
+
+	if (m || e->n == CANDIDATES)
+		return m;
+	m = &e->m[e->n++];
+	memset(m, 0, sizeof(*m));
+	m->form = form;
+	m->param = param;
+	return m;
+}
+
+/* Enough samples, or as many as it will get. */
+static bool measured(const struct measurement *m)
+{
+	return m && (m->samples >= SAMPLES || (m->samples && m->tries >= TRIES + SAMPLES));
+}
+
+/* ---- the profile on disk */
+
+/* The device's directory under the cache ("" when unknown): its name and architecture. */
+static const char *device_dir(int device, unsigned sm)
+{
+	char name[128] = "", *d;
+
+	if (device < 0 || device >= DEVICES)
+		return "";
+	d = prof.device_dir[device];
+	if (d[0])
+		return d;
+	if (REAL(cuDeviceGetName)(name, (int)sizeof(name) - 1, device) != CUDA_SUCCESS)
+		return "";
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+			*c = '_';
+	snprintf(d, sizeof(prof.device_dir[0]), "%s-sm_%u", name, sm);
+	return d;
+}
+
+static int profile_path(char *path, size_t size, const char *key, int device, unsigned sm)
+{
+	const char *dir = device_dir(device, sm);
+
+	if (!coloc_cfg.cache_dir[0] || !dir[0])
+		return -1;
+	return snprintf(path, size, "%s/profile/%s/%s", coloc_cfg.cache_dir, dir, key) <
+		       (int)size ? 0 : -1;
+}
+
+static int form_from(const char *s)
+{
+	if (!strcmp(s, "original"))
+		return FORM_ORIGINAL;
+	if (!strcmp(s, "slice"))
+		return VARIANT_SLICE;
+	if (!strcmp(s, "ptb"))
+		return VARIANT_PTB;
+	return -2;
+}
+
+/* Reads a module's profile for a device once; lines that do not parse are skipped. */
+static void load(const char *key, int device, unsigned sm)
+{
+	char path[4096], line[512], kernel[256], form[16];
+	struct loaded *l;
+	unsigned bad = 0, lines = 0;
+	FILE *f;
+
+	for (l = prof.loaded; l; l = l->next)
+		if (l->device == device && !strcmp(l->key, key))
+			return;
+	if (!(l = calloc(1, sizeof(*l))))
+		return;
+	memcpy(l->key, key, sizeof(l->key));
+	l->device = device;
+	l->next = prof.loaded;
+	prof.loaded = l;
+	if (profile_path(path, sizeof(path), key, device, sm) < 0 || !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct coloc_dim3 g, b;
+		unsigned shmem, param, units, samples;
+		uint64_t time_ns, turn_ns;
+		struct measurement *m;
+		struct entry *e;
+		int fm, n = 0;
+
+		lines++;
+		if (sscanf(line, "%255s %u %u %u %u %u %u %u %15s %u %u %" SCNu64 " %" SCNu64 " %u%n",
+			   kernel, &g.x, &g.y, &g.z, &b.x, &b.y, &b.z, &shmem, form, &param, &units,
+			   &time_ns, &turn_ns, &samples, &n) != 14 ||
+		    line[n] != '\n' || (fm = form_from(form)) < -1 || !samples || !units ||
+		    !blocks_of(g) || !blocks_of(b)) {
+			bad++;
+			continue;
+		}
+		if (!(e = lookup(key, kernel, device, g, b, shmem, true)) || !(m = add(e, fm, param)))
+			continue;
+		m->units = units;
+		m->time_ns = time_ns;
+		m->turn_ns = turn_ns;
+		m->samples = samples;
+		m->tries = TRIES + SAMPLES;
+		e->saved = true;
+	}
+	fclose(f);
+	if (bad)
+		coloc_log(COLOC_LOG_WARN, "profile %s: %u of %u lines are not measurements; "
+			  "ignored", path, bad, lines);
+}
+
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Appends the entry's measurements to its module's profile, in one write. */
+static void save(struct entry *e, unsigned sm)
+{
+	char path[4096], buf[CANDIDATES * 400];
+	size_t len = 0;
+	int fd;
+
+	if (profile_path(path, sizeof(path), e->key, e->device, sm) < 0)
+		return;
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct measurement *m = &e->m[i];
+
+		if (!m->samples)
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"%s %u %u %u %u %u %u %u %s %u %u %" PRIu64 " %" PRIu64 " %u\n",
+					e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x,
+					e->block.y, e->block.z, e->shmem, form_name(m->form), m->param,
+					m->units, m->time_ns, m->turn_ns, m->samples);
+		if (len >= sizeof(buf))
+			return; /* a kernel name too long for the format: not saved */
+	}
+	if (mkdirs(path) < 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+		coloc_log(COLOC_LOG_WARN, "cannot write profile %s: %s", path, strerror(errno));
+		return;
+	}
+	if (write(fd, buf, len) != (ssize_t)len)
+		coloc_log(COLOC_LOG_WARN, "cannot write profile %s: %s", path, strerror(errno));
+	close(fd);
+	e->saved = true;
+}
+
+/* ---- choosing */
+
+/* The form launches take without the profiler: persistent, else sliced, else original. */
+static struct coloc_run_form static_form(unsigned forms)
+{
+	struct coloc_run_form f = { FORM_ORIGINAL, 0, 0 };
+
+	if ((forms & (1u << VARIANT_PTB)) && coloc_cfg.form != COLOC_FORM_SLICE) {
+		f.form = VARIANT_PTB;
+		f.param = coloc_cfg.workers;
+	} else if ((forms & (1u << VARIANT_SLICE)) && coloc_cfg.form != COLOC_FORM_PTB) {
+		f.form = VARIANT_SLICE;
+		f.param = coloc_cfg.slices;
+	}
+	return f;
+}
+
+/* Slices so that one takes about 60% of the bound, for a kernel taking `ns`. */
+static unsigned slices_for(uint64_t ns, uint64_t blocks)
+{
+	uint64_t per = coloc_cfg.turnaround_ns * 6 / 10, n = (ns + per - 1) / per;
+
+	return (unsigned)(n > blocks ? blocks : n > (1u << 30) ? 1u << 30 : n);
+}
+
+/*
+ * The next candidate to measure, or false when the entry has what it
+ * needs.  `forms`: the variants the kernel has.
+ */
+static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_form *c)
+{
+	struct coloc_run_form first = static_form(forms);
+	const struct measurement *base = find(e, first.form, 0), *last = NULL;
+	const struct measurement *orig = find(e, FORM_ORIGINAL, 0);
+	uint64_t blocks = blocks_of(e->grid);
+	unsigned sliced = 0;
+
+	c->param = 0;
+	c->form = first.form;
+	if (!measured(base))
+		return true;
+	if (first.form == FORM_ORIGINAL)
+		return false;
+	/* An original within the bound is as fast as any form: nothing to look for. */
+	if (measured(orig) && orig->turn_ns <= coloc_cfg.turnaround_ns)
+		return false;
+	if (base->time_ns <= coloc_cfg.turnaround_ns) {
+		c->form = FORM_ORIGINAL;
+		return !measured(orig);
+	}
+	if (!(forms & (1u << VARIANT_SLICE)))
+		return false;
+	for (unsigned i = 0; i < e->n; i++) {
+		if (e->m[i].form != VARIANT_SLICE || !e->m[i].param)
+			continue;
+		if (!measured(&e->m[i]))
+			return c->form = VARIANT_SLICE, c->param = e->m[i].param, true;
+		sliced++;
+		if (!last || e->m[i].units > last->units)
+			last = &e->m[i];
+	}
+	c->form = VARIANT_SLICE;
+	if (!last) {
+		c->param = slices_for(base->time_ns, blocks);
+	} else {
+		if (last->turn_ns <= coloc_cfg.turnaround_ns || sliced == 3 || last->units >= blocks)
+			return false;
+		c->param = slices_for(last->time_ns, blocks);
+		/* Slices do not shrink in proportion (launch costs, partial waves): at least double. */
+		if (c->param < 2 * last->units)
+			c->param = 2 * last->units > blocks ? (unsigned)blocks : 2 * last->units;
+	}
+	return c->param > 1 && !find(e, VARIANT_SLICE, c->param) && e->n < CANDIDATES;
+}
+
+/* The fastest measured candidate within the bound, else the one with the least turnaround. */
+static void decide(struct entry *e, unsigned forms)
+{
+	const struct measurement *best = NULL;
+	bool fits = false;
+
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct measurement *m = &e->m[i];
+		bool in = m->turn_ns <= coloc_cfg.turnaround_ns;
+
+		if (!m->samples || (m->form != FORM_ORIGINAL && !(forms & (1u << m->form))))
+			continue;
+		if (!best || (in && !fits) ||
+		    (in == fits && (fits ? m->time_ns < best->time_ns : m->turn_ns < best->turn_ns)))
+			best = m, fits = in;
+	}
+	e->decided = true;
+	e->choice = static_form(forms);
+	if (!best)
+		return;
+	e->choice.form = best->form;
+	e->choice.param = best->param;
+	if (coloc_log_on(COLOC_LOG_INFO)) {
+		char list[CANDIDATES * 80];
+		size_t len = 0;
+
+		list[0] = 0;
+		for (unsigned i = 0; i < e->n && len < sizeof(list); i++)
+			if (e->m[i].samples)
+				len += (size_t)snprintf(list + len, sizeof(list) - len,
+							"%s %s:%u %.1f us (turnaround %.1f us)",
+							len ? "," : "", form_name(e->m[i].form),
+							e->m[i].units, e->m[i].time_ns / 1e3,
+							e->m[i].turn_ns / 1e3);
+		coloc_log(COLOC_LOG_INFO, "profile: %s grid %u,%u,%u block %u,%u,%u:%s -> %s:%u%s",
+			  e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x, e->block.y,
+			  e->block.z, list, form_name(best->form), best->units,
+			  fits ? "" : " (nothing within the bound: least turnaround)");
+	}
+}
+
+/* ---- measuring */
+
+static void probe_free(struct coloc_probe *p)
+{
+	if (p->start)
+		REAL(cuEventDestroy_v2)(p->start);
+	if (p->end)
+		REAL(cuEventDestroy_v2)(p->end);
+	if (p->e)
+		p->e->probing = false;
+	free(p);
+}
+
+/* Counts a finished probe's elapsed time into its candidate. */
+static void take(struct coloc_probe *p, uint64_t ns, bool clean)
+{
+	struct measurement *m = &p->e->m[p->cand];
+	uint64_t rounds;
+
+	coloc_stat_add(STAT_PROFILE_SAMPLES, 1);
+	m->tries++;
+	if (!clean) {
+		if (!m->dirty_ns || ns < m->dirty_ns)
+			m->dirty_ns = ns;
+		if (m->tries < TRIES || m->samples)
+			return;
+		ns = m->dirty_ns;
+	}
+	if (!m->samples || ns < m->time_ns)
+		m->time_ns = ns;
+	m->samples++;
+	switch (m->form) {
+	case VARIANT_SLICE:
+		m->turn_ns = m->time_ns / (m->units ? m->units : 1);
+		break;
+	case VARIANT_PTB:
+		rounds = (blocks_of(p->e->grid) + m->units - 1) / (m->units ? m->units : 1);
+		m->turn_ns = m->time_ns / (rounds ? rounds : 1);
+		break;
+	default:
+		m->turn_ns = m->time_ns;
+	}
+	p->e->saved = false;
+}
+
+/* Reads the probes of the current context whose launches are done. */
+static void poll(CUcontext ctx)
+{
+	struct coloc_probe **pp = &prof.pending, *p;
+
+	while ((p = *pp)) {
+		CUresult rc;
+		float ms = 0;
+
+		if (p->ctx != ctx) {
+			pp = &p->next;
+			continue;
+		}
+		rc = REAL(cuEventQuery)(p->end);
+		if (rc == CUDA_ERROR_NOT_READY) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		if (rc == CUDA_SUCCESS &&
+		    REAL(cuEventElapsedTime)(&ms, p->start, p->end) == CUDA_SUCCESS && ms >= 0)
+			take(p, (uint64_t)((double)ms * 1e6), disturbances() == p->disturbed);
+		probe_free(p);
+	}
+}
+
+void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct coloc_dim3 grid,
+			  struct coloc_dim3 block, unsigned shmem, unsigned forms,
+			  struct coloc_run_form *out, struct coloc_probe **probe)
+{
+	char key[65];
+	CUcontext ctx = NULL;
+	CUdevice device = -1;
+	struct coloc_run_form c;
+	struct measurement *meas;
+	struct entry *e;
+	bool profiling = coloc_cfg.form == COLOC_FORM_AUTO;
+
+	*probe = NULL;
+	*out = static_form(forms);
+	if (!coloc_cfg.profile)
+		return;
+	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx ||
+	    REAL(cuCtxGetDevice)(&device) != CUDA_SUCCESS)
+		return;
+	coloc_module_key(m, key);
+	pthread_mutex_lock(&prof.lock);
+	prof.launches++;
+	poll(ctx);
+	load(key, device, m->sm);
+	if (!(e = lookup(key, kernel, device, grid, block, shmem, true)))
+		goto out;
+	if (!profiling) {
+		/* A forced form: measured only for the coverage figures. */
+		c = *out;
+	} else if (e->decided) {
+		c = e->choice;
+	} else if (e->probing) {
+		c = *out;
+	} else if (!next_candidate(e, forms, &c)) {
+		decide(e, forms);
+		coloc_stat_add(STAT_PROFILE_CHOICES, 1);
+		if (e->saved)
+			coloc_stat_add(STAT_PROFILE_LOADED, 1);
+		else
+			save(e, m->sm);
+		c = e->choice;
+	}
+	*out = c;
+	meas = find(e, c.form, c.param);
+	out->estimate_ns = meas && meas->samples ? meas->time_ns : 0;
+	if (e->probing || measured(meas) || !(meas = add(e, c.form, c.param)))
+		goto out;
+	if ((*probe = calloc(1, sizeof(**probe)))) {
+		(*probe)->e = e;
+		(*probe)->cand = (unsigned)(meas - e->m);
+		(*probe)->ctx = ctx;
+		e->probing = true;
+	}
+out:
+	pthread_mutex_unlock(&prof.lock);
+}
+
+void coloc_profile_start(struct coloc_probe *p, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	if (!p)
+		return;
+	p->disturbed = disturbances();
+	p->launches = __atomic_load_n(&prof.launches, __ATOMIC_RELAXED);
+	if (REAL(cuEventCreate)(&p->start, 0) != CUDA_SUCCESS ||
+	    REAL(cuEventCreate)(&p->end, 0) != CUDA_SUCCESS ||
+	    (flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(p->start, stream) :
+				     REAL(cuEventRecord)(p->start, stream)) != CUDA_SUCCESS)
+		p->failed = true;
+}
+
+void coloc_profile_stop(struct coloc_probe *p, CUstream stream, enum coloc_stream_flavor flavor,
+			bool launched, unsigned units)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&prof.lock);
+	if (!launched || p->failed || !p->start ||
+	    (flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(p->end, stream) :
+				     REAL(cuEventRecord)(p->end, stream)) != CUDA_SUCCESS) {
+		probe_free(p);
+	} else {
+		p->e->m[p->cand].units = units ? units : 1;
+		/*
+		 * Held back or preempted while being launched, or another thread's
+		 * launch fell between the events: not what the kernel costs.
+		 */
+		if (disturbances() != p->disturbed || prof.launches != p->launches)
+			p->disturbed = UINT64_MAX;
+		p->next = prof.pending;
+		prof.pending = p;
+	}
+	pthread_mutex_unlock(&prof.lock);
+}
