@@ -131,6 +131,11 @@ struct coloc_config {
 	unsigned slices;        /* COLOC_FORM=slice:N; 0: one slice per wave of the device */
 	unsigned workers;       /* COLOC_FORM=ptb:W; 0: as many as fit at once */
 	bool profile;           /* COLOC_PROFILE (default 1): COLOC_FORM=auto measures and picks */
+	/* COLOC_MEM_BUDGET, COLOC_MEM_RESERVE: bytes, or per mille of the device's memory. */
+	struct coloc_size {
+		uint64_t bytes;
+		unsigned permille; /* used when bytes is 0 */
+	} mem_budget, mem_reserve;
 	uint64_t turnaround_ns; /* COLOC_TURNAROUND_US: the bound the profiler picks forms under */
 };
 

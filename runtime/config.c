@@ -10,6 +10,9 @@
  *   COLOC_PROFILE=0|1        time launches, and under COLOC_FORM=auto pick forms (default 1)
  *   COLOC_TURNAROUND_US=T    the turnaround the profiler picks under (default 31.6)
  *   COLOC_POLICY=isolate|fill|none    how tenants share the GPU (default isolate)
+ *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
+ *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
+ *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
  *   COLOC_STATS_FILE=PATH    statistics as JSON at exit (%p: the process id)
  *
  * A configuration error turns colocc off and says why: a program must
@@ -258,6 +261,40 @@ static void read_form(const char *s)
 	coloc_cfg.disabled = true;
 }
 
+/* A memory size: bytes with an optional binary suffix, or a percentage of the device's. */
+static int read_size(const char *name, const char *s, struct coloc_size *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		goto bad;
+	if (*end == '%' && !end[1] && v <= 100) {
+		out->bytes = 0;
+		out->permille = (unsigned)(v * 10 + 0.5);
+		return 0;
+	}
+	switch (*end) {
+	case 'T': v *= 1024; /* fall through */
+	case 'G': v *= 1024; /* fall through */
+	case 'M': v *= 1024; /* fall through */
+	case 'K': v *= 1024; end++; break;
+	default: break;
+	}
+	if (*end || v >= 18446744073709551615.0)
+		goto bad;
+	out->bytes = (uint64_t)v;
+	out->permille = 0;
+	return 0;
+bad:
+	coloc_log(COLOC_LOG_ERROR, "%s='%s' is not a size (bytes with an optional K, M, G or T, "
+		  "or a percentage); colocc is off", name, s);
+	coloc_cfg.disabled = true;
+	return -1;
+}
+
 /* COLOC_TURNAROUND_US: microseconds, with up to three decimals. */
 static int read_turnaround(const char *s)
 {
@@ -354,6 +391,13 @@ __attribute__((constructor)) static void coloc_init(void)
 	}
 	s = getenv("COLOC_TURNAROUND_US");
 	if (s && *s && read_turnaround(s) < 0)
+		return;
+	coloc_cfg.mem_budget.permille = 1000;
+	s = getenv("COLOC_MEM_BUDGET");
+	if (s && *s && read_size("COLOC_MEM_BUDGET", s, &coloc_cfg.mem_budget) < 0)
+		return;
+	s = getenv("COLOC_MEM_RESERVE");
+	if (s && *s && read_size("COLOC_MEM_RESERVE", s, &coloc_cfg.mem_reserve) < 0)
 		return;
 	s = getenv("COLOC_POLICY");
 	if (s && *s && strcmp(s, "isolate") != 0) {

@@ -187,3 +187,73 @@ void coloc_coord_leave(struct coloc_segment *s, struct coloc_tenant *t)
 	__atomic_store_n(&t->pid, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&s->lock);
 }
+
+/* ---- device memory: the tenants' allocations against the GPU's budget */
+
+/* What the table's tenants hold; under the lock. */
+static uint64_t mem_used_locked(const struct coloc_segment *s)
+{
+	uint64_t used = 0;
+
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
+		if (s->tenants[i].pid)
+			used += s->tenants[i].mem_held;
+	return used;
+}
+
+/* What tenant `t` may hold with everyone else's allocations as they are; under the lock. */
+static uint64_t mem_limit_locked(const struct coloc_segment *s, const struct coloc_tenant *t)
+{
+	uint64_t limit = s->mem_budget;
+
+	if (t->role == COLOC_ROLE_BEST_EFFORT)
+		limit = limit > s->mem_reserve ? limit - s->mem_reserve : 0;
+	return limit;
+}
+
+int coloc_coord_mem_charge(struct coloc_segment *s, struct coloc_tenant *t, uint64_t bytes,
+			   uint64_t budget, uint64_t reserve)
+{
+	uint64_t used, limit;
+	int rc = 0;
+
+	seg_lock(s);
+	if (!s->mem_budget) {
+		s->mem_budget = budget;
+		s->mem_reserve = reserve < budget ? reserve : budget;
+	}
+	limit = mem_limit_locked(s, t);
+	used = mem_used_locked(s);
+	/* The dead give their memory back: the driver freed it with their context. */
+	if (used + bytes > limit && reap_locked(s))
+		used = mem_used_locked(s);
+	if (used + bytes > limit || used + bytes < used) {
+		rc = -1;
+	} else {
+		t->mem_held += bytes;
+		if (t->mem_held > t->mem_peak)
+			t->mem_peak = t->mem_held;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void coloc_coord_mem_refund(struct coloc_segment *s, struct coloc_tenant *t, uint64_t bytes)
+{
+	seg_lock(s);
+	t->mem_held = t->mem_held > bytes ? t->mem_held - bytes : 0;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void coloc_coord_mem_view(struct coloc_segment *s, struct coloc_tenant *t, uint64_t *room,
+			  uint64_t *budget)
+{
+	uint64_t used, limit;
+
+	seg_lock(s);
+	used = mem_used_locked(s);
+	limit = mem_limit_locked(s, t);
+	*room = limit > used ? limit - used : 0;
+	*budget = s->mem_budget;
+	pthread_mutex_unlock(&s->lock);
+}

@@ -35,6 +35,7 @@ enum coloc_tenant_counter {
 	TC_KTIME_BOUNDED_NS,     /* original, measured within the turnaround bound */
 	TC_KTIME_UNBOUNDED_NS,   /* original, longer than the bound */
 	TC_LAUNCH_UNTIMED,       /* launches with no measurement yet */
+	TC_MEM_REFUSED,          /* allocations refused: over the GPU's budget */
 	TC_COUNT
 };
 
@@ -47,6 +48,8 @@ struct coloc_tenant {
 	uint32_t pad;
 	uint64_t busy_since_ns;
 	uint64_t counters[TC_COUNT];
+	uint64_t mem_held;   /* device memory allocated through the driver, in bytes */
+	uint64_t mem_peak;
 	/*
 	 * Best-effort: the last turnarounds, in microseconds, from a latency
 	 * tenant's idle-to-busy edge to this tenant's persistent kernels having
@@ -73,12 +76,31 @@ struct coloc_segment {
 	 */
 	uint32_t epoch;
 	uint32_t waiters;
+	/*
+	 * Device memory: what all tenants together may hold, and how much of
+	 * it best-effort tenants must leave to latency tenants; set by the
+	 * first tenant that allocates (COLOC_MEM_BUDGET, COLOC_MEM_RESERVE).
+	 */
+	uint64_t mem_budget;
+	uint64_t mem_reserve;
 };
 
 /* Bumps the epoch and wakes the watchers sleeping on it. */
 void coloc_coord_signal(struct coloc_segment *s);
 /* Sleeps until the epoch differs from `seen` or `timeout_ns` passed. */
 void coloc_coord_wait(struct coloc_segment *s, uint32_t seen, uint64_t timeout_ns);
+
+/*
+ * Charges `bytes` to tenant `t` when the tenants' memory stays within the
+ * budget (less the reserve for a best-effort tenant); -1 when it would not.
+ * A budget of 0 in the segment is set to `budget` and `reserve` first.
+ */
+int coloc_coord_mem_charge(struct coloc_segment *s, struct coloc_tenant *t, uint64_t bytes,
+			   uint64_t budget, uint64_t reserve);
+void coloc_coord_mem_refund(struct coloc_segment *s, struct coloc_tenant *t, uint64_t bytes);
+/* What tenant `t` may still allocate (*room) and the budget, 0 when none is set yet. */
+void coloc_coord_mem_view(struct coloc_segment *s, struct coloc_tenant *t, uint64_t *room,
+			  uint64_t *budget);
 
 /* The process's start time in clock ticks since boot, or 0 when it is gone. */
 uint64_t coloc_process_start(pid_t pid);

@@ -31,6 +31,9 @@ typedef int CUfunction_attribute;
 typedef int CUdevice_attribute;
 typedef int CUfunc_cache;
 typedef int CUdriverProcAddressQueryResult;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct CUmemAllocationProp_st CUmemAllocationProp; /* only passed through */
 
 enum {
 	CUDA_SUCCESS = 0,

@@ -42,11 +42,14 @@ rt = os.path.join(config.colocc_obj_root, "testsuite", "runtime")
 config.substitutions.append(("%libcoloc", os.path.join(config.colocc_obj_root, "libcoloc.so")))
 config.substitutions.append(("%fakedir", os.path.join(rt, "fake")))
 config.substitutions.append(("%rt_app", os.path.join(rt, "coloc_rt_app")))
+config.substitutions.append(("%mem_app", os.path.join(rt, "coloc_mem_app")))
 # A program under libcoloc on the fake driver, with nothing inherited from the caller's
 # COLOC_* settings; tests add COLOC_FAKE_LOG, COLOC_ROLE and the rest.
 # Coordinator segments go to the build's own directory (tests may name another), so that
 # a segment left in /dev/shm by another build or version cannot change what a test sees.
+# Emptied at each start: a segment of an older layout would only make tenants refuse it.
 rt_run_dir = os.path.join(rt, "coord")
+shutil.rmtree(rt_run_dir, ignore_errors=True)
 os.makedirs(rt_run_dir, exist_ok=True)
 config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
                              "-u COLOC_DISABLE -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "

@@ -28,10 +28,13 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  status    tenants of each GPU: role, state, kernels, launches by form,\n"
-	"            time best-effort launches waited for the latency tenant; for\n"
-	"            best-effort tenants, preemptions of running persistent kernels,\n"
-	"            helpers that resumed them, and the turnaround (latency tenant\n"
-	"            busy -> the kernels' workers gone) p50/p99 over the last 256\n"
+	"            time best-effort launches waited for the latency tenant, device\n"
+	"            memory held and allocations refused over the GPU's budget; for\n"
+	"            best-effort tenants, coverage (their kernel time that ran\n"
+	"            preemptible, or original within the turnaround bound),\n"
+	"            preemptions of running persistent kernels, helpers that resumed\n"
+	"            them, and the turnaround (latency tenant busy -> the kernels'\n"
+	"            workers gone) p50/p99 over the last 256\n"
 	"  reap      free the table slots of tenants whose process is gone\n"
 	"\n"
 	"options:\n"
@@ -99,13 +102,17 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
 		n += s->tenants[i].pid != 0;
-	printf("GPU %s (%s): %u tenant%s, %" PRIu64 " reaped\n", s->gpu, path, n, n == 1 ? "" : "s",
+	printf("GPU %s (%s): %u tenant%s, %" PRIu64 " reaped", s->gpu, path, n, n == 1 ? "" : "s",
 	       s->reaped);
+	if (s->mem_budget)
+		printf(", memory budget %.1f MiB (%.1f MiB reserved for latency tenants)",
+		       (double)s->mem_budget / 1048576.0, (double)s->mem_reserve / 1048576.0);
+	putchar('\n');
 	if (!n)
 		return;
-	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %10s %10s\n", "PID", "ROLE", "STATE",
-	       "NAME", "KERNELS", "REFUSED", "ORIGINAL", "SLICED", "PERSIST", "FALLBACK", "GATED(ms)",
-	       "PREEMPT%");
+	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %10s %10s %10s %9s\n", "PID", "ROLE",
+	       "STATE", "NAME", "KERNELS", "REFUSED", "ORIGINAL", "SLICED", "PERSIST", "FALLBACK",
+	       "GATED(ms)", "PREEMPT%", "MEM(MiB)", "MEM-OOM");
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
 		const struct coloc_tenant *t = &s->tenants[i];
 		const uint64_t *c = t->counters;
@@ -118,11 +125,12 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 			snprintf(share, sizeof(share), "%.1f",
 				 100.0 * (double)(c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB]) / (double)all);
 		printf("  %-8d %-11s %-6s %-16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64
-		       " %9" PRIu64 " %9" PRIu64 " %10.1f %10s\n",
+		       " %9" PRIu64 " %9" PRIu64 " %10.1f %10s %10.1f %9" PRIu64 "\n",
 		       t->pid, role_name(t->role),
 		       !coloc_tenant_alive(t) ? "dead" : t->busy ? "busy" : "idle", t->comm,
 		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], c[TC_LAUNCH_ORIGINAL], c[TC_LAUNCH_SLICE],
-		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share);
+		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share,
+		       (double)t->mem_held / 1048576.0, c[TC_MEM_REFUSED]);
 	}
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
 		if (s->tenants[i].pid && s->tenants[i].role == 2) {

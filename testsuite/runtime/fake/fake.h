@@ -203,6 +203,18 @@ FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytes);
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
 FAKE_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr);
 FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr);
+FAKE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream);
+FAKE_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream);
+FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream);
+FAKE_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream);
+FAKE_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags);
+FAKE_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
+					size_t height, unsigned int elem);
+FAKE_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes,
+				 const CUmemAllocationProp *prop, unsigned long long flags);
+FAKE_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
+FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total);
+FAKE_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 FAKE_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count);
 FAKE_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t count);
 FAKE_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,

@@ -75,6 +75,15 @@
  *   cuDevicePrimaryCtxRelease_v2 device=D refs=N
  *   cuMemAlloc bytes=N ptr=@A+0                           also cuMemAlloc_v2
  *   cuMemFree ptr=@A+0                                    also cuMemFree_v2
+ *   cuMemAllocAsync bytes=N stream=S ptr=@A+0             also _ptsz
+ *   cuMemFreeAsync ptr=@A+0 stream=S                      also _ptsz
+ *   cuMemAllocManaged bytes=N flags=F ptr=@A+0
+ *   cuMemAllocPitch_v2 width=N height=N elem=N pitch=N ptr=@A+0
+ *   cuMemCreate bytes=N handle=H                          (sizes in 2 MiB granules)
+ *   cuMemRelease handle=H
+ *   cuMemGetInfo_v2 free=N total=N
+ *   cuDeviceTotalMem_v2 device=D bytes=N                  COLOC_FAKE_MEM_TOTAL bytes (80 GiB);
+ *                                                         allocations beyond it fail
  *   cuMemsetD8_v2 dst=@A+OFF value=V count=N
  *   cuMemsetD32_v2 dst=@A+OFF value=V count=N
  *   cuMemsetD32Async dst=@A+OFF value=V count=N stream=S  also _ptsz
@@ -677,6 +686,9 @@ static unsigned char *dev_range(uint64_t addr, size_t bytes)
 	return a->base + off;
 }
 
+static uint64_t mem_total(void);
+static uint64_t mem_held(void);
+
 static CUresult mem_alloc(const char *name, uint64_t *dptr, size_t bytes, bool low)
 {
 	struct fake_alloc *a;
@@ -689,7 +701,8 @@ static CUresult mem_alloc(const char *name, uint64_t *dptr, size_t bytes, bool l
 		return fake_end(&line, rc);
 	if (!dptr || !bytes)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	if (!(a = low ? alloc_new_low(bytes) : fake_alloc_new(bytes)))
+	if (bytes > mem_total() - mem_held() ||
+	    !(a = low ? alloc_new_low(bytes) : fake_alloc_new(bytes)))
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
 	*dptr = (uintptr_t)a->base;
 	coloc_buf_printf(&line, " ptr=@%u+0", a->id);
@@ -762,6 +775,209 @@ static CUresult put_stream(struct coloc_buf *line, CUstream s)
 	}
 	coloc_buf_puts(line, " stream=?");
 	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* ---- memory: totals, stream-ordered allocations, the virtual memory API */
+
+struct fake_handle {
+	uint64_t id;
+	size_t size;
+	struct fake_handle *next;
+};
+
+static struct fake_handle *handles;
+static uint64_t next_handle;
+
+/* COLOC_FAKE_MEM_TOTAL (default 80 GiB): what the device has. */
+static uint64_t mem_total(void)
+{
+	const char *s = getenv("COLOC_FAKE_MEM_TOTAL");
+
+	return s && *s ? strtoull(s, NULL, 10) : 80ull << 30;
+}
+
+/* What allocations and physical handles hold; under the lock. */
+static uint64_t mem_held(void)
+{
+	uint64_t n = 0;
+
+	for (struct fake_alloc *a = fake.allocs; a; a = a->next)
+		n += a->size;
+	for (struct fake_handle *h = handles; h; h = h->next)
+		n += h->size;
+	return n;
+}
+
+/* An allocation the device has room for; logs bytes= and ptr=. Under the lock. */
+static CUresult mem_take(struct coloc_buf *line, uint64_t *dptr, size_t bytes)
+{
+	struct fake_alloc *a;
+
+	if (!dptr || !bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (bytes > mem_total() - mem_held() || !(a = fake_alloc_new(bytes)))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*dptr = (uintptr_t)a->base;
+	coloc_buf_printf(line, " ptr=@%u+0", a->id);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " device=%d", dev);
+	if ((rc = fake_need_init()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!bytes || dev < 0 || dev >= (CUdevice)fake.ndevices)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*bytes = (size_t)mem_total();
+	coloc_buf_printf(&line, " bytes=%zu", *bytes);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!free_bytes || !total)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*total = (size_t)mem_total();
+	*free_bytes = (size_t)(mem_total() - mem_held());
+	coloc_buf_printf(&line, " free=%zu total=%zu", *free_bytes, *total);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+static CUresult alloc_async(const char *name, CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	struct coloc_buf line;
+	CUresult rc, stream_rc;
+
+	fake_begin(&line, name);
+	coloc_buf_printf(&line, " bytes=%zu", bytes);
+	stream_rc = put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	return fake_end(&line, mem_take(&line, dptr, bytes));
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	return alloc_async(__func__, dptr, bytes, stream);
+}
+
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
+{
+	return alloc_async(__func__, dptr, bytes, stream);
+}
+
+static CUresult free_async(const char *name, CUdeviceptr dptr, CUstream stream)
+{
+	struct coloc_buf line;
+	struct fake_alloc *a;
+	size_t off;
+	CUresult rc, stream_rc;
+
+	fake_begin(&line, name);
+	coloc_buf_puts(&line, " ptr=");
+	fake_put_dptr(&line, dptr);
+	stream_rc = put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	a = fake_alloc_find(dptr, &off);
+	if (!a || off || a->global)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	fake_alloc_free(a);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
+{
+	return free_async(__func__, dptr, stream);
+}
+
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream)
+{
+	return free_async(__func__, dptr, stream);
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+{
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " bytes=%zu flags=%u", bytes, flags);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	return fake_end(&line, mem_take(&line, dptr, bytes));
+}
+
+/* Rows of 512 bytes, as the driver aligns them on recent GPUs. */
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+			    unsigned int elem)
+{
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " width=%zu height=%zu elem=%u", width, height, elem);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!pitch || !width || !height || (elem != 4 && elem != 8 && elem != 16))
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*pitch = (width + 511) / 512 * 512;
+	coloc_buf_printf(&line, " pitch=%zu", *pitch);
+	return fake_end(&line, mem_take(&line, dptr, *pitch * height));
+}
+
+CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes,
+		     const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	struct coloc_buf line;
+	struct fake_handle *h;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " bytes=%zu", bytes);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!handle || !prop || flags || !bytes || bytes % (2u << 20))
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (bytes > mem_total() - mem_held() || !(h = calloc(1, sizeof(*h))))
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	h->id = ++next_handle;
+	h->size = bytes;
+	h->next = handles;
+	handles = h;
+	*handle = h->id;
+	coloc_buf_printf(&line, " handle=%llu", (unsigned long long)h->id);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	struct coloc_buf line;
+	struct fake_handle **pp, *h;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " handle=%llu", (unsigned long long)handle);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	for (pp = &handles; *pp && (*pp)->id != handle;)
+		pp = &(*pp)->next;
+	if (!(h = *pp))
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*pp = h->next;
+	free(h);
+	return fake_end(&line, CUDA_SUCCESS);
 }
 
 /* cuMemsetD8 (width 1) and cuMemsetD32 (width 4); has_stream for the Async ones. */
