@@ -48,7 +48,7 @@ static const enum pass_form pass_forms[VARIANT_FORMS] = {
 
 static void fail(struct coloc_module *m, const char *fmt, const char *arg)
 {
-	char buf[512];
+	char buf[1024];
 
 	snprintf(buf, sizeof(buf), fmt, arg);
 	m->state = MODULE_FAILED;
