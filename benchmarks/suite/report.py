@@ -1,0 +1,555 @@
+#!/usr/bin/env python3
+"""Summarizes a colocation suite's results directory: tail latency, SLO
+attainment and throughput per run, against the tenants' runs alone.
+
+usage: report.py [--no-plots] DIR
+
+Input: DIR/runs/*.json, one record per run:
+
+  latency_workload      name of the latency tenant's workload, or null
+  best_effort_workload  name of the best-effort tenant's workload, or null
+  mode                  how the two share the GPU: alone, timeslice, mps, mps-limit,
+                        mps-prio, colocc-isolate, colocc-fill, colocc-gate,
+                        colocc-gate-slice, colocc-gate-ptb, colocc-full, or another name
+  load, trace           the latency tenant's load (share of time it would be busy
+                        alone) and arrival trace (bursty, poisson); needed with a
+                        latency workload
+  latency_csv           the CSV the latency tenant wrote, relative to DIR, with the
+                        header i,arrival_s,start_s,done_s,latency_ms; one row per request
+  be                    {"throughput": units per second, "check": "ok", ...} or null
+  colocc                {"coverage", "preemptions", "turnaround_p50_us",
+                        "turnaround_p99_us"} or null
+  be_timeseries         optional: [[t_s, units_per_s], ...], the best-effort tenant's
+                        throughput over the run, t_s on the clock of the CSV's arrival_s
+  check                 "ok", or "FAIL: why" when the run's outputs were wrong
+
+A run alone is mode "alone" with one workload.  A run whose latency_csv or be
+is missing must have failed its check.
+
+Output, in DIR: summary.json (a list of rows), summary.csv (the same
+columns), summary.md (a table and the headline numbers) and, when matplotlib
+imports, DIR/plots/*.png.  One row per run, keyed by (latency_workload,
+best_effort_workload, mode, load, trace); two runs with the same key are an error.
+
+Definitions:
+  pNN_ms        percentile of the request latencies by linear interpolation
+                between closest ranks: with the n latencies sorted, x[0..n-1],
+                pNN = x[k] + (h - k)(x[k+1] - x[k]) where h = (n - 1) NN / 100 and
+                k = floor(h) (Hyndman and Fan's type 7, NumPy's default)
+  slo_ms        4 x p50 of the latency workload alone at the same load and trace
+  slo_attainment  share of requests with latency <= slo_ms
+  p99_overhead  p99_ms / alone_p99_ms - 1, alone_p99_ms from the same run alone
+  lat_norm_throughput  requests / (last done_s - first arrival_s), over the same
+                for the run alone (about 1 for an open-loop tenant that keeps up)
+  be_norm_throughput   be.throughput / that of the best-effort workload alone
+                (a best-effort workload has one run alone, whatever the load)
+  system_throughput    lat_norm + be_norm over the tenants present in the run
+A baseline run that failed its check is no baseline: the fields that need it
+are null, as when it is missing, and summary.md says which.  A run that failed
+its check (or whose be.check is not "ok") keeps its row, marked, and stays out
+of the headline: per mode, the means over the runs at load 0.5 that passed.
+"""
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import re
+import sys
+
+MODES = ["alone", "timeslice", "mps", "mps-limit", "mps-prio", "colocc-isolate", "colocc-fill",
+         "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full"]
+SLO_FACTOR = 4.0
+HEADLINE_LOAD = 0.5
+CSV_HEADER = ["i", "arrival_s", "start_s", "done_s", "latency_ms"]
+PERCENTILES = [("p50_ms", 50.0), ("p90_ms", 90.0), ("p99_ms", 99.0), ("p999_ms", 99.9)]
+
+# The summary's columns, in order, and how summary.md's table shows them (None:
+# not in the table).  summary.json and summary.csv have them all.
+COLUMNS = [
+    ("latency_workload", "s"), ("best_effort_workload", "s"), ("mode", "s"), ("load", "g"),
+    ("trace", "s"), ("requests", "d"),
+    ("p50_ms", ".3f"), ("p90_ms", ".3f"), ("p99_ms", ".3f"), ("p999_ms", ".3f"),
+    ("mean_ms", None), ("alone_p99_ms", None), ("p99_overhead", "+.1%"),
+    ("slo_ms", ".3f"), ("slo_attainment", ".1%"),
+    ("lat_norm_throughput", ".3f"), ("be_throughput", None), ("be_norm_throughput", ".3f"),
+    ("system_throughput", ".3f"),
+    ("coverage", ".2f"), ("preemptions", "d"), ("turnaround_p50_us", None),
+    ("turnaround_p99_us", None), ("check", "s"), ("run", None),
+]
+COLOCC_FIELDS = ["coverage", "preemptions", "turnaround_p50_us", "turnaround_p99_us"]
+
+
+class Malformed(Exception):
+    """A record or latency CSV the report cannot read; the message names the file."""
+
+
+def percentile(xs, p):
+    """The P-th percentile (0..100) of the sorted list XS, as in the docstring."""
+    h = (len(xs) - 1) * p / 100.0
+    k = math.floor(h)
+    if k + 1 >= len(xs):
+        return xs[-1]
+    return xs[k] + (h - k) * (xs[k + 1] - xs[k])
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def mode_rank(mode):
+    return (MODES.index(mode), "") if mode in MODES else (len(MODES), mode)
+
+
+class Run:
+    """One record and what the report computes from it."""
+
+    def __init__(self, path, rec):
+        self.path = path
+        self.name = os.path.join("runs", os.path.basename(path))
+        self.rec = rec
+        self.lat = rec["latency_workload"]
+        self.be = rec["best_effort_workload"]
+        self.mode = rec["mode"]
+        self.load = float(rec["load"]) if rec.get("load") is not None else None
+        self.trace = rec.get("trace")
+        self.check = rec["check"]
+        be = rec.get("be")
+        if self.check == "ok" and be and be.get("check", "ok") != "ok":
+            self.check = f"FAIL: be: {be['check']}"
+        self.ok = self.check == "ok"
+        self.arrivals = self.latencies = self.sorted = None
+        self.out = {}
+
+    def key(self):
+        return (self.lat, self.be, self.mode, self.load, self.trace)
+
+    def sort_key(self):
+        return (self.lat or "", self.be or "", self.trace or "",
+                -1.0 if self.load is None else self.load, mode_rank(self.mode))
+
+
+def check_record(path, rec):
+    """Raises Malformed unless REC follows the format in the docstring."""
+    def bad(why):
+        raise Malformed(f"{path}: {why}")
+
+    if not isinstance(rec, dict):
+        bad("expected a JSON object")
+    for key in ("latency_workload", "best_effort_workload", "mode", "check"):
+        if key not in rec:
+            bad(f"no '{key}'")
+    for key in ("latency_workload", "best_effort_workload"):
+        if rec[key] is not None and (not isinstance(rec[key], str) or not rec[key]):
+            bad(f"'{key}' must be a workload name or null")
+    lat, be = rec["latency_workload"], rec["best_effort_workload"]
+    if lat is None and be is None:
+        bad("'latency_workload' and 'best_effort_workload' are both null")
+    if not isinstance(rec["mode"], str) or not rec["mode"]:
+        bad("'mode' must be a non-empty string")
+    if rec["mode"] == "alone" and lat is not None and be is not None:
+        bad("a run alone has one workload, but both are set")
+    if not isinstance(rec["check"], str) or not rec["check"]:
+        bad("'check' must be \"ok\" or \"FAIL: why\"")
+    ok = rec["check"] == "ok"
+    if rec.get("load") is not None and not (is_number(rec["load"]) and rec["load"] >= 0):
+        bad(f"'load' must be a number >= 0, got {json.dumps(rec['load'])}")
+    if rec.get("trace") is not None and not isinstance(rec["trace"], str):
+        bad("'trace' must be a string")
+    if lat is not None:
+        if rec.get("load") is None or rec.get("trace") is None:
+            bad("a run with a latency workload needs 'load' and 'trace'")
+        csv_rel = rec.get("latency_csv")
+        if csv_rel is None and ok:
+            bad("no 'latency_csv', and the run passed its check")
+        if csv_rel is not None and (not isinstance(csv_rel, str) or not csv_rel):
+            bad("'latency_csv' must be a path relative to the results directory")
+    elif rec.get("latency_csv") is not None:
+        bad("'latency_csv' without a latency workload")
+    be_rec = rec.get("be")
+    if be is not None and be_rec is None and ok:
+        bad("no 'be', and the run passed its check")
+    if be_rec is not None:
+        if not isinstance(be_rec, dict):
+            bad("'be' must be an object or null")
+        if not (is_number(be_rec.get("throughput")) and be_rec["throughput"] >= 0):
+            bad("'be' needs 'throughput', a number >= 0 (units per second)")
+        if "check" in be_rec and not isinstance(be_rec["check"], str):
+            bad("'be.check' must be a string")
+    col = rec.get("colocc")
+    if col is not None:
+        if not isinstance(col, dict):
+            bad("'colocc' must be an object or null")
+        for key in COLOCC_FIELDS:
+            if col.get(key) is not None and not is_number(col[key]):
+                bad(f"'colocc.{key}' must be a number or null")
+    series = rec.get("be_timeseries")
+    if series is not None:
+        if not isinstance(series, list) or not all(
+                isinstance(p, list) and len(p) == 2 and all(is_number(v) for v in p)
+                for p in series):
+            bad("'be_timeseries' must be a list of [t_s, units_per_s] pairs")
+
+
+def read_latencies(run, root):
+    """Reads RUN's latency CSV: arrival times and latencies in file order."""
+    rel = run.rec.get("latency_csv")
+    if rel is None:
+        return
+    path = os.path.join(root, rel)
+    where = f"{run.path}: latency_csv {path}"
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise Malformed(f"{where}: {e.strerror}")
+    if not rows or [c.strip() for c in rows[0]] != CSV_HEADER:
+        raise Malformed(f"{where}: line 1: expected the header {','.join(CSV_HEADER)}")
+    arrivals, dones, lats = [], [], []
+    for n, row in enumerate(rows[1:], 2):
+        if not row:
+            continue
+        try:
+            vals = [float(c) for c in row]
+        except ValueError:
+            vals = []
+        if len(vals) != len(CSV_HEADER) or not all(math.isfinite(v) for v in vals):
+            raise Malformed(f"{where}: line {n}: expected {len(CSV_HEADER)} numbers")
+        if vals[4] < 0:
+            raise Malformed(f"{where}: line {n}: negative latency")
+        arrivals.append(vals[1])
+        dones.append(vals[3])
+        lats.append(vals[4])
+    if not lats:
+        raise Malformed(f"{where}: no requests")
+    run.arrivals, run.latencies, run.sorted = arrivals, lats, sorted(lats)
+    span = max(dones) - min(arrivals)
+    run.lat_throughput = len(lats) / span if span > 0 else None
+
+
+def load_runs(root):
+    rundir = os.path.join(root, "runs")
+    try:
+        names = sorted(n for n in os.listdir(rundir) if n.endswith(".json"))
+    except OSError as e:
+        raise Malformed(f"{rundir}: {e.strerror}")
+    if not names:
+        raise Malformed(f"{rundir}: no run records (*.json)")
+    runs, seen, be_alone = [], {}, {}
+    for name in names:
+        path = os.path.join(rundir, name)
+        try:
+            with open(path) as f:
+                rec = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Malformed(f"{path}: not a JSON record: {e}")
+        check_record(path, rec)
+        run = Run(path, rec)
+        if run.key() in seen:
+            raise Malformed(f"{path}: the same run as {seen[run.key()].path} "
+                            f"({describe(run)}); keep one")
+        seen[run.key()] = run
+        if run.mode == "alone" and run.lat is None:
+            # A best-effort workload's baseline serves every load and trace.
+            if run.be in be_alone:
+                raise Malformed(f"{path}: a second run of best-effort workload {run.be} alone, "
+                                f"after {be_alone[run.be].path}; keep one")
+            be_alone[run.be] = run
+        read_latencies(run, root)
+        runs.append(run)
+    return sorted(runs, key=Run.sort_key)
+
+
+def describe(run):
+    parts = [f"latency {run.lat}" if run.lat else None,
+             f"best-effort {run.be}" if run.be else None, f"mode {run.mode}",
+             f"load {run.load:g}" if run.load is not None else None,
+             f"trace {run.trace}" if run.trace else None]
+    return ", ".join(p for p in parts if p)
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def summarize(runs):
+    """Fills each run's .out with the summary's columns; returns the notes on
+    missing baselines."""
+    lat_alone, be_alone = {}, {}
+    for r in runs:
+        if r.mode == "alone" and r.be is None:
+            lat_alone[(r.lat, r.load, r.trace)] = r
+        elif r.mode == "alone" and r.lat is None:
+            be_alone[r.be] = r
+    notes = []
+
+    def baseline(table, key, what):
+        base = table.get(key)
+        if base is None:
+            note = f"{what} alone: no run"
+        elif not base.ok:
+            note = f"{what} alone: its run ({base.name}) failed its check"
+            base = None
+        else:
+            return base
+        if note not in notes:
+            notes.append(note)
+        return None
+
+    for r in runs:
+        o = r.out
+        o.update(latency_workload=r.lat, best_effort_workload=r.be, mode=r.mode, load=r.load,
+                 trace=r.trace, check=r.check, run=r.name)
+        lat_norm = be_norm = None
+        if r.lat is not None:
+            base = baseline(lat_alone, (r.lat, r.load, r.trace),
+                            f"latency workload {r.lat} at load {r.load:g}, trace {r.trace},")
+            if r.sorted is not None:
+                xs = r.sorted
+                o["requests"] = len(xs)
+                for name, p in PERCENTILES:
+                    o[name] = percentile(xs, p)
+                o["mean_ms"] = sum(xs) / len(xs)
+            if base is not None:
+                o["alone_p99_ms"] = percentile(base.sorted, 99.0)
+                o["slo_ms"] = SLO_FACTOR * percentile(base.sorted, 50.0)
+                if r.sorted is not None:
+                    o["p99_overhead"] = (o["p99_ms"] / o["alone_p99_ms"] - 1.0
+                                         if o["alone_p99_ms"] else None)
+                    o["slo_attainment"] = (sum(1 for x in r.sorted if x <= o["slo_ms"])
+                                           / len(r.sorted))
+                    lat_norm = ratio(r.lat_throughput, base.lat_throughput)
+        be_rec = r.rec.get("be")
+        if r.be is not None:
+            base = baseline(be_alone, r.be, f"best-effort workload {r.be}")
+            if be_rec is not None:
+                o["be_throughput"] = be_rec["throughput"]
+                if base is not None:
+                    be_norm = ratio(be_rec["throughput"], base.rec["be"]["throughput"])
+        o["lat_norm_throughput"] = lat_norm
+        o["be_norm_throughput"] = be_norm
+        parts = [(r.lat, lat_norm), (r.be, be_norm)]
+        if all(v is not None for w, v in parts if w is not None):
+            o["system_throughput"] = sum(v for w, v in parts if w is not None)
+        for key in COLOCC_FIELDS:
+            o[key] = (r.rec.get("colocc") or {}).get(key)
+    return notes
+
+
+def rounded(v):
+    return round(v, 6) if isinstance(v, float) else v
+
+
+def row_values(run):
+    return [rounded(run.out.get(name)) for name, _ in COLUMNS]
+
+
+def write_json(path, runs):
+    names = [name for name, _ in COLUMNS]
+    lines = [json.dumps(dict(zip(names, row_values(r)))) for r in runs]
+    with open(path, "w") as f:
+        f.write("[\n" + ",\n".join(lines) + "\n]\n")
+
+
+def write_csv(path, runs):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow([name for name, _ in COLUMNS])
+        for r in runs:
+            w.writerow(["" if v is None else v for v in row_values(r)])
+
+
+def cell(v, fmt):
+    if v is None:
+        return "n/a"
+    return format(v, fmt).replace("|", "\\|")
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def headline(runs):
+    """[(mode, runs, mean p99 overhead, mean SLO attainment, mean be_norm)] over
+    the colocated runs at HEADLINE_LOAD that passed their checks."""
+    modes = {}
+    for r in runs:
+        if r.mode != "alone" and r.ok and r.load is not None and abs(r.load - HEADLINE_LOAD) < 1e-9:
+            modes.setdefault(r.mode, []).append(r)
+    out = []
+    for mode in sorted(modes, key=mode_rank):
+        rs = modes[mode]
+        out.append((mode, len(rs), mean(r.out.get("p99_overhead") for r in rs),
+                    mean(r.out.get("slo_attainment") for r in rs),
+                    mean(r.out.get("be_norm_throughput") for r in rs)))
+    return out
+
+
+def write_md(path, root, runs, notes):
+    f = io.StringIO()
+    f.write(f"# Colocation results: {os.path.basename(os.path.abspath(root))}\n\n")
+    f.write(f"{len(runs)} runs.  Percentiles interpolate linearly between closest ranks; "
+            f"the SLO is {SLO_FACTOR:g} x the p50 of the latency workload alone at the same "
+            "load and trace; throughputs are normalized to each workload alone.\n\n")
+
+    f.write(f"## Headline: load {HEADLINE_LOAD:g}, runs that passed their checks\n\n")
+    rows = headline(runs)
+    if rows:
+        f.write("| mode | runs | mean p99 overhead | mean SLO attainment "
+                "| mean BE norm. throughput |\n|---|---|---|---|---|\n")
+        for mode, n, over, att, be in rows:
+            f.write(f"| {mode} | {n} | {cell(over, '+.1%')} | {cell(att, '.1%')} "
+                    f"| {cell(be, '.3f')} |\n")
+    else:
+        f.write(f"No colocated run at load {HEADLINE_LOAD:g} passed its check.\n")
+    f.write("\n")
+
+    failed = [r for r in runs if not r.ok]
+    if failed:
+        f.write(f"Failed checks ({len(failed)}, kept in the table, out of the headline):\n\n")
+        for r in failed:
+            f.write(f"- {r.name} ({describe(r)}): {r.check}\n")
+        f.write("\n")
+    else:
+        f.write("All runs passed their checks.\n\n")
+    if notes:
+        f.write("Missing baselines (the fields that need them are n/a):\n\n")
+        for note in notes:
+            f.write(f"- {note}\n")
+        f.write("\n")
+
+    shown = [(name, fmt) for name, fmt in COLUMNS if fmt]
+    f.write("## All runs\n\n")
+    f.write("| " + " | ".join(name for name, _ in shown) + " |\n")
+    f.write("|" + "---|" * len(shown) + "\n")
+    for r in runs:
+        f.write("| " + " | ".join(cell(r.out.get(name), fmt) for name, fmt in shown) + " |\n")
+    with open(path, "w") as out:
+        out.write(f.getvalue())
+
+
+def file_name(*parts):
+    return "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", str(p)) for p in parts) + ".png"
+
+
+def plot(root, runs):
+    """Writes DIR/plots/*.png; returns how many, or None without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    outdir = os.path.join(root, "plots")
+    os.makedirs(outdir, exist_ok=True)
+    written = 0
+
+    def save(fig, name):
+        nonlocal written
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, name), dpi=120)
+        plt.close(fig)
+        written += 1
+
+    ok = [r for r in runs if r.ok]
+    # One colour per mode in every plot; "alone" is black.
+    colours = {m: f"C{i % 10}" for i, m in
+               enumerate(sorted({r.mode for r in runs} - {"alone"}, key=mode_rank))}
+    colours["alone"] = "black"
+    alone = {(r.lat, r.load, r.trace): r for r in ok if r.mode == "alone" and r.be is None}
+    pairs = sorted({(r.lat, r.be, r.trace) for r in ok if r.lat and r.be})
+
+    for lat, be, trace in pairs:
+        rs = [r for r in ok if (r.lat, r.be, r.trace) == (lat, be, trace)]
+        at = [r for r in rs if abs(r.load - HEADLINE_LOAD) < 1e-9 and r.sorted]
+        base = alone.get((lat, HEADLINE_LOAD, trace))
+        if at:
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            for r in ([base] if base else []) + at:
+                n = len(r.sorted)
+                ax.step(r.sorted, [(i + 1) / n for i in range(n)], where="post", label=r.mode,
+                        color=colours[r.mode])
+            if base:
+                ax.axvline(SLO_FACTOR * percentile(base.sorted, 50.0), color="grey",
+                           linestyle=":", label="SLO")
+            ax.set_xscale("log")
+            ax.set_xlabel("latency (ms)")
+            ax.set_ylabel("share of requests")
+            ax.set_title(f"{lat} beside {be}, load {HEADLINE_LOAD:g}, {trace}")
+            ax.legend(fontsize="small")
+            save(fig, file_name("cdf", lat, be, trace))
+
+        modes = sorted({r.mode for r in rs}, key=mode_rank)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
+        for mode in modes:
+            m = sorted((r for r in rs if r.mode == mode), key=lambda r: r.load)
+            a1.plot([r.load for r in m], [r.out.get("p99_ms") for r in m], marker="o", label=mode,
+                    color=colours[mode])
+            a2.plot([r.load for r in m], [r.out.get("be_norm_throughput") for r in m],
+                    marker="o", label=mode, color=colours[mode])
+        b = sorted((r for r in alone.values() if (r.lat, r.trace) == (lat, trace)),
+                   key=lambda r: r.load)
+        if b:
+            a1.plot([r.load for r in b], [r.out.get("p99_ms") for r in b], color="black",
+                    linestyle="--", label="alone")
+        a1.set_xlabel("load")
+        a1.set_ylabel("p99 latency (ms)")
+        a1.set_yscale("log")
+        a2.set_xlabel("load")
+        a2.set_ylabel("best-effort throughput / alone")
+        a2.set_ylim(bottom=0)
+        a1.set_title(f"p99 of {lat} beside {be}, {trace}")
+        a2.set_title(f"throughput of {be}")
+        a1.legend(fontsize="small")
+        save(fig, file_name("load", lat, be, trace))
+
+    for r in ok:
+        series = r.rec.get("be_timeseries")
+        if r.trace != "bursty" or not series or not r.latencies:
+            continue
+        fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(10, 6))
+        a1.scatter(r.arrivals, r.latencies, s=3, color=colours[r.mode])
+        if r.out.get("slo_ms"):
+            a1.axhline(r.out["slo_ms"], color="grey", linestyle=":", label="SLO")
+            a1.legend(fontsize="small")
+        a1.set_yscale("log")
+        a1.set_ylabel("latency (ms)")
+        a1.set_title(f"{describe(r)}")
+        a2.plot([p[0] for p in series], [p[1] for p in series], color=colours[r.mode])
+        a2.set_ylim(bottom=0)
+        a2.set_xlabel("time (s)")
+        a2.set_ylabel("best-effort units/s")
+        save(fig, file_name("timeseries", os.path.splitext(os.path.basename(r.path))[0]))
+    return written
+
+
+def main():
+    p = argparse.ArgumentParser(
+        prog="report.py", description="Summarizes a colocation suite's results directory.")
+    p.add_argument("dir", help="results directory, with runs/*.json")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    a = p.parse_args()
+    try:
+        runs = load_runs(a.dir)
+    except Malformed as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        return 1
+    notes = summarize(runs)
+    write_json(os.path.join(a.dir, "summary.json"), runs)
+    write_csv(os.path.join(a.dir, "summary.csv"), runs)
+    write_md(os.path.join(a.dir, "summary.md"), a.dir, runs, notes)
+    print(f"report.py: {len(runs)} runs, {sum(not r.ok for r in runs)} failed their checks: "
+          f"{os.path.join(a.dir, 'summary.md')}")
+    if not a.no_plots:
+        n = plot(a.dir, runs)
+        if n is None:
+            print("report.py: matplotlib is not available: no plots")
+        else:
+            print(f"report.py: {n} plots in {os.path.join(a.dir, 'plots')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
