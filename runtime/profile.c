@@ -16,13 +16,19 @@
  *      shorter than the bound needs no preemption (the latency tenant waits
  *      at most the bound behind it), and it pays no form's overhead;
  *   3. otherwise a sliced form cut into enough slices that one slice takes
- *      about 60% of the bound, refined twice if a slice still takes longer.
+ *      about 60% of the bound, refined twice if a slice still takes longer
+ *      and the last refinement cut the turnaround by a quarter at least
+ *      (slices cannot be shorter than one block: once they hold a wave or
+ *      less, more of them only add launches).
  * Turnaround, the time the latency tenant can wait behind the kernel: a
  * slice's time for the sliced form (total / slices), one round of the
  * workers for the persistent form (total / ceil(blocks / workers)), the
  * whole kernel for the original.  The choice is the fastest candidate
- * within the bound (COLOC_TURNAROUND_US, default 31.6 us), else the one
- * with the smallest turnaround.
+ * within the bound (COLOC_TURNAROUND_US, default 31.6 us); when none is,
+ * the one with the smallest turnaround among those at most 25% slower than
+ * the fastest: a bound that cannot be met is not worth the best-effort
+ * tenant's throughput (a GPU run found a 4 ms kernel cut into hundreds of
+ * slices, 200 times slower, for a turnaround no better than its blocks').
  *
  * A sample is clean when, between its launch and the moment it is read,
  * this tenant was neither held back for the latency tenant nor preempted,
@@ -385,7 +391,7 @@ static unsigned slices_for(uint64_t ns, uint64_t blocks)
 static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_form *c)
 {
 	struct coloc_run_form first = static_form(forms);
-	const struct measurement *base = find(e, first.form, 0), *last = NULL;
+	const struct measurement *base = find(e, first.form, 0), *last = NULL, *prev = NULL;
 	const struct measurement *orig = find(e, FORM_ORIGINAL, 0);
 	uint64_t blocks = blocks_of(e->grid);
 	unsigned sliced = 0;
@@ -411,14 +417,21 @@ static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_for
 		if (!measured(&e->m[i]))
 			return c->form = VARIANT_SLICE, c->param = e->m[i].param, true;
 		sliced++;
-		if (!last || e->m[i].units > last->units)
+		if (!last || e->m[i].units > last->units) {
+			prev = last;
 			last = &e->m[i];
+		} else if (!prev || e->m[i].units > prev->units) {
+			prev = &e->m[i];
+		}
 	}
 	c->form = VARIANT_SLICE;
 	if (!last) {
 		c->param = slices_for(base->time_ns, blocks);
 	} else {
 		if (last->turn_ns <= coloc_cfg.turnaround_ns || sliced == 3 || last->units >= blocks)
+			return false;
+		/* A second slicing that did not cut the turnaround by a quarter: no third. */
+		if (prev && last->turn_ns * 4 > prev->turn_ns * 3)
 			return false;
 		c->param = slices_for(last->time_ns, blocks);
 		/* Slices do not shrink in proportion (launch costs, partial waves): at least double. */
@@ -428,17 +441,29 @@ static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_for
 	return c->param > 1 && !find(e, VARIANT_SLICE, c->param) && e->n < CANDIDATES;
 }
 
-/* The fastest measured candidate within the bound, else the one with the least turnaround. */
+static bool usable(const struct measurement *m, unsigned forms)
+{
+	return m->samples && (m->form == FORM_ORIGINAL || (forms & (1u << m->form)));
+}
+
+/*
+ * The fastest measured candidate within the bound; else the one with the
+ * least turnaround among those at most 25% slower than the fastest.
+ */
 static void decide(struct entry *e, unsigned forms)
 {
 	const struct measurement *best = NULL;
+	uint64_t fastest = UINT64_MAX;
 	bool fits = false;
 
+	for (unsigned i = 0; i < e->n; i++)
+		if (usable(&e->m[i], forms) && e->m[i].time_ns < fastest)
+			fastest = e->m[i].time_ns;
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct measurement *m = &e->m[i];
 		bool in = m->turn_ns <= coloc_cfg.turnaround_ns;
 
-		if (!m->samples || (m->form != FORM_ORIGINAL && !(forms & (1u << m->form))))
+		if (!usable(m, forms) || (!in && m->time_ns > fastest + fastest / 4))
 			continue;
 		if (!best || (in && !fits) ||
 		    (in == fits && (fits ? m->time_ns < best->time_ns : m->turn_ns < best->turn_ns)))
@@ -465,7 +490,8 @@ static void decide(struct entry *e, unsigned forms)
 		coloc_log(COLOC_LOG_INFO, "profile: %s grid %u,%u,%u block %u,%u,%u:%s -> %s:%u%s",
 			  e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x, e->block.y,
 			  e->block.z, list, form_name(best->form), best->units,
-			  fits ? "" : " (nothing within the bound: least turnaround)");
+			  fits ? "" : " (nothing within the bound: least turnaround within 25% of the "
+				      "fastest)");
 	}
 }
 
