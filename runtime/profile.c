@@ -17,9 +17,11 @@
  *      at most the bound behind it), and it pays no form's overhead;
  *   3. otherwise a sliced form cut into enough slices that one slice takes
  *      about 60% of the bound, refined twice if a slice still takes longer
- *      and the last refinement cut the turnaround by a quarter at least
- *      (slices cannot be shorter than one block: once they hold a wave or
- *      less, more of them only add launches).
+ *      and the last refinement cut the turnaround by a quarter at least.
+ *      Never more slices than waves of the device: a slice is not shorter
+ *      than one block, so slices of less than a wave only add launches and
+ *      leave SMs idle (on the H100, a kernel of 21,120 long blocks cut into
+ *      a thousand slices ran at 2% of its speed while it was measured).
  * Turnaround, the time the latency tenant can wait behind the kernel: a
  * slice's time for the sliced form (total / slices), one round of the
  * workers for the persistent form (total / ceil(blocks / workers)), the
@@ -376,12 +378,12 @@ static struct coloc_run_form static_form(unsigned forms)
 	return f;
 }
 
-/* Slices so that one takes about 60% of the bound, for a kernel taking `ns`. */
-static unsigned slices_for(uint64_t ns, uint64_t blocks)
+/* Slices so that one takes about 60% of the bound, for a kernel taking `ns`; at most `most`. */
+static unsigned slices_for(uint64_t ns, uint64_t most)
 {
 	uint64_t per = coloc_cfg.turnaround_ns * 6 / 10, n = (ns + per - 1) / per;
 
-	return (unsigned)(n > blocks ? blocks : n > (1u << 30) ? 1u << 30 : n);
+	return (unsigned)(n > most ? most : n > (1u << 30) ? 1u << 30 : n);
 }
 
 /*
@@ -393,7 +395,7 @@ static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_for
 	struct coloc_run_form first = static_form(forms);
 	const struct measurement *base = find(e, first.form, 0), *last = NULL, *prev = NULL;
 	const struct measurement *orig = find(e, FORM_ORIGINAL, 0);
-	uint64_t blocks = blocks_of(e->grid);
+	uint64_t blocks = blocks_of(e->grid), waves;
 	unsigned sliced = 0;
 
 	c->param = 0;
@@ -409,8 +411,13 @@ static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_for
 		c->form = FORM_ORIGINAL;
 		return !measured(orig);
 	}
-	if (!(forms & (1u << VARIANT_SLICE)))
+	/*
+	 * One slice per wave is the finest slicing worth having; when that is
+	 * the default form already, there is nothing finer to try.
+	 */
+	if (!(forms & (1u << VARIANT_SLICE)) || first.form != VARIANT_PTB)
 		return false;
+	waves = (blocks + base->units - 1) / (base->units ? base->units : 1);
 	for (unsigned i = 0; i < e->n; i++) {
 		if (e->m[i].form != VARIANT_SLICE || !e->m[i].param)
 			continue;
@@ -426,17 +433,17 @@ static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_for
 	}
 	c->form = VARIANT_SLICE;
 	if (!last) {
-		c->param = slices_for(base->time_ns, blocks);
+		c->param = slices_for(base->time_ns, waves);
 	} else {
-		if (last->turn_ns <= coloc_cfg.turnaround_ns || sliced == 3 || last->units >= blocks)
+		if (last->turn_ns <= coloc_cfg.turnaround_ns || sliced == 3 || last->units >= waves)
 			return false;
 		/* A second slicing that did not cut the turnaround by a quarter: no third. */
 		if (prev && last->turn_ns * 4 > prev->turn_ns * 3)
 			return false;
-		c->param = slices_for(last->time_ns, blocks);
+		c->param = slices_for(last->time_ns, waves);
 		/* Slices do not shrink in proportion (launch costs, partial waves): at least double. */
 		if (c->param < 2 * last->units)
-			c->param = 2 * last->units > blocks ? (unsigned)blocks : 2 * last->units;
+			c->param = 2 * last->units > waves ? (unsigned)waves : 2 * last->units;
 	}
 	return c->param > 1 && !find(e, VARIANT_SLICE, c->param) && e->n < CANDIDATES;
 }
