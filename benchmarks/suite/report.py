@@ -59,7 +59,7 @@ import re
 import sys
 
 MODES = ["alone", "timeslice", "mps", "mps-limit", "mps-prio", "colocc-isolate", "colocc-fill",
-         "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full"]
+         "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full", "colocc-ts-full"]
 SLO_FACTOR = 4.0
 HEADLINE_LOAD = 0.5
 CSV_HEADER = ["i", "arrival_s", "start_s", "done_s", "latency_ms"]
