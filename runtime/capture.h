@@ -71,6 +71,7 @@ struct coloc_module {
 		CUmodule module; /* NULL: loading failed in this context */
 	} *loaded;
 	unsigned refs;        /* handles that name it */
+	char key[65];         /* its cache key once asked for (coloc_module_key), else "" */
 };
 
 /* What a handle the application holds refers to. */
@@ -88,8 +89,11 @@ struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char
 
 /* ---- variants.c */
 
-/* The module's cache key (64 hex digits): its PTX, options, architecture and colocc's format. */
-void coloc_module_key(const struct coloc_module *m, char key[65]);
+/*
+ * The module's cache key (64 hex digits): its PTX, options, architecture and
+ * colocc's format; hashed once per module.
+ */
+void coloc_module_key(struct coloc_module *m, char key[65]);
 
 /*
  * Makes the module's variants usable in the current context (transforming,

@@ -188,9 +188,13 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 	coloc_cache_key(&t, m->options, m->options_len, m->ptx, m->ptx_len, key);
 }
 
-void coloc_module_key(const struct coloc_module *m, char key[65])
+void coloc_module_key(struct coloc_module *m, char key[65])
 {
-	key_for(m, 0, key);
+	pthread_mutex_lock(&m->lock);
+	if (!m->key[0])
+		key_for(m, 0, m->key);
+	memcpy(key, m->key, sizeof(m->key));
+	pthread_mutex_unlock(&m->lock);
 }
 
 /* The cubin of the module in the caches, and which cache it came from. */

@@ -36,7 +36,6 @@ import argparse
 import json
 import math
 import os
-import signal
 import sys
 import time
 
@@ -48,11 +47,13 @@ for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import cupy  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from betenant import stop_on_signals, stopped_by, timeseries  # noqa: E402
+
 NAME = "offline_mlp"
 SIZES = (1024, 4096, 4096, 1000)
 CHECK_ROWS = 16
 RTOL, ATOL = 1e-3, 1e-6
-BIN_S = 0.5
 
 SOURCE = r'''
 /* C = A (m x k) * W (k x n) + bias, then ReLU when relu != 0; row-major.
@@ -211,21 +212,6 @@ class Mlp:
         return "ok"
 
 
-def timeseries(done, elapsed):
-    """Units per second in BIN_S bins [t_start, rate]; a last part-bin shorter
-    than half a bin is folded into the bin before it."""
-    nbins = max(1, round(elapsed / BIN_S))
-    counts = [0] * nbins
-    for t in done:
-        counts[min(int(t / BIN_S), nbins - 1)] += 1
-    series = []
-    for i, c in enumerate(counts):
-        lo = i * BIN_S
-        hi = elapsed if i == nbins - 1 else lo + BIN_S
-        series.append([round(lo, 3), round(c / (hi - lo), 3) if hi > lo else 0.0])
-    return series
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(prog="offline_infer.py",
                                 description="Best-effort tenant: MLP inference in CuPy RawKernels.")
@@ -239,9 +225,7 @@ def main(argv=None):
     if a.seconds <= 0 or a.batch < 1 or a.check_every < 1:
         p.error("--seconds, --batch and --check-every must be positive")
 
-    stop = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda signum, frame: stop.append(signum))
+    stop = stop_on_signals()
 
     t_setup = time.perf_counter()
     mlp = Mlp(a.batch, a.seed)
@@ -273,7 +257,7 @@ def main(argv=None):
               "batch": a.batch, "sizes": list(SIZES), "batches_checked": checked,
               "check_seconds": round(check_s, 3), "setup_s": round(setup_s, 3),
               "gpu_mem_mib": round(cupy.get_default_memory_pool().total_bytes() / 2**20),
-              "stopped_by": signal.Signals(stop[0]).name if stop else "time"}
+              "stopped_by": stopped_by(stop)}
     text = json.dumps(result)
     with open(a.out, "w") as f:
         f.write(text + "\n")

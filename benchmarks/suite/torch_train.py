@@ -37,13 +37,16 @@ of standard output; the exit status is 0 only if the check is ok.
 import argparse
 import json
 import math
-import signal
+import os
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from betenant import stop_on_signals, stopped_by, timeseries  # noqa: E402
 
 NAME = "torch_train"
 VOCAB, D, LAYERS, HEADS, FFN = 512, 512, 6, 8, 2048
@@ -53,7 +56,6 @@ SUCCESSOR_P = (0.6, 0.25, 0.1, 0.05)
 WINDOW, MARGIN, MIN_STEPS = 10, 0.5, 40
 # Token frequencies alone leave about 5.9 nats; only the successors go lower.
 LOSS_BOUND = 4.0
-BIN_S = 0.5
 
 
 class Lm(nn.Module):
@@ -89,21 +91,6 @@ def markov_sequences(seed):
     return seq
 
 
-def timeseries(done, elapsed):
-    """Units per second in BIN_S bins [t_start, rate]; a last part-bin shorter
-    than half a bin is folded into the bin before it."""
-    nbins = max(1, round(elapsed / BIN_S))
-    counts = [0] * nbins
-    for t in done:
-        counts[min(int(t / BIN_S), nbins - 1)] += 1
-    series = []
-    for i, c in enumerate(counts):
-        lo = i * BIN_S
-        hi = elapsed if i == nbins - 1 else lo + BIN_S
-        series.append([round(lo, 3), round(c / (hi - lo), 3) if hi > lo else 0.0])
-    return series
-
-
 def judge(losses):
     if not all(math.isfinite(x) for x in losses):
         bad = next(i for i, x in enumerate(losses) if not math.isfinite(x))
@@ -133,9 +120,7 @@ def main(argv=None):
         print("torch_train.py: error: no CUDA device", file=sys.stderr)
         return 2
 
-    stop = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda signum, frame: stop.append(signum))
+    stop = stop_on_signals()
 
     t_setup = time.perf_counter()
     dev = torch.device("cuda")
@@ -184,8 +169,8 @@ def main(argv=None):
               "loss_last": round(sum(tail) / len(tail), 4) if tail else None,
               "gpu_mem_mib": round(torch.cuda.max_memory_reserved() / 2**20),
               "setup_s": round(setup_s, 3),
-              "stopped_by": (signal.Signals(stop[0]).name if stop else
-                             "steps" if len(losses) == a.steps else "time")}
+              "stopped_by": ("steps" if not stop and len(losses) == a.steps else
+                             stopped_by(stop))}
     text = json.dumps(result)
     with open(a.out, "w") as f:
         f.write(text + "\n")

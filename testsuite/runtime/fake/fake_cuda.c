@@ -686,12 +686,10 @@ static unsigned char *dev_range(uint64_t addr, size_t bytes)
 	return a->base + off;
 }
 
-static uint64_t mem_total(void);
-static uint64_t mem_held(void);
+static CUresult mem_take(struct coloc_buf *line, uint64_t *dptr, size_t bytes, bool low);
 
 static CUresult mem_alloc(const char *name, uint64_t *dptr, size_t bytes, bool low)
 {
-	struct fake_alloc *a;
 	struct coloc_buf line;
 	CUresult rc;
 
@@ -699,14 +697,7 @@ static CUresult mem_alloc(const char *name, uint64_t *dptr, size_t bytes, bool l
 	coloc_buf_printf(&line, " bytes=%zu", bytes);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
-	if (!dptr || !bytes)
-		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	if (bytes > mem_total() - mem_held() ||
-	    !(a = low ? alloc_new_low(bytes) : fake_alloc_new(bytes)))
-		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
-	*dptr = (uintptr_t)a->base;
-	coloc_buf_printf(&line, " ptr=@%u+0", a->id);
-	return fake_end(&line, CUDA_SUCCESS);
+	return fake_end(&line, mem_take(&line, dptr, bytes, low));
 }
 
 CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytes)
@@ -724,11 +715,21 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 	return mem_alloc(__func__, dptr, bytes, false);
 }
 
+/* Frees what cuMemAlloc and the like returned (not a module's variable); under the lock. */
+static CUresult mem_give_back(uint64_t dptr)
+{
+	size_t off;
+	struct fake_alloc *a = fake_alloc_find(dptr, &off);
+
+	if (!a || off || a->global)
+		return CUDA_ERROR_INVALID_VALUE;
+	fake_alloc_free(a);
+	return CUDA_SUCCESS;
+}
+
 static CUresult mem_free(const char *name, uint64_t dptr)
 {
 	struct coloc_buf line;
-	struct fake_alloc *a;
-	size_t off;
 	CUresult rc;
 
 	fake_begin(&line, name);
@@ -736,11 +737,7 @@ static CUresult mem_free(const char *name, uint64_t dptr)
 	fake_put_dptr(&line, dptr);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
-	a = fake_alloc_find(dptr, &off);
-	if (!a || off || a->global)
-		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	fake_alloc_free(a);
-	return fake_end(&line, CUDA_SUCCESS);
+	return fake_end(&line, mem_give_back(dptr));
 }
 
 CUresult cuMemFree(CUdeviceptr_v1 dptr)
@@ -808,14 +805,18 @@ static uint64_t mem_held(void)
 	return n;
 }
 
-/* An allocation the device has room for; logs bytes= and ptr=. Under the lock. */
-static CUresult mem_take(struct coloc_buf *line, uint64_t *dptr, size_t bytes)
+/*
+ * An allocation the device has room for (`low`: below 4 GiB, for the 32-bit
+ * ABI); logs ptr=.  Under the lock.
+ */
+static CUresult mem_take(struct coloc_buf *line, uint64_t *dptr, size_t bytes, bool low)
 {
 	struct fake_alloc *a;
 
 	if (!dptr || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (bytes > mem_total() - mem_held() || !(a = fake_alloc_new(bytes)))
+	if (bytes > mem_total() - mem_held() ||
+	    !(a = low ? alloc_new_low(bytes) : fake_alloc_new(bytes)))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*dptr = (uintptr_t)a->base;
 	coloc_buf_printf(line, " ptr=@%u+0", a->id);
@@ -864,7 +865,7 @@ static CUresult alloc_async(const char *name, CUdeviceptr *dptr, size_t bytes, C
 	stream_rc = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
-	return fake_end(&line, mem_take(&line, dptr, bytes));
+	return fake_end(&line, mem_take(&line, dptr, bytes, false));
 }
 
 CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream stream)
@@ -880,8 +881,6 @@ CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 static CUresult free_async(const char *name, CUdeviceptr dptr, CUstream stream)
 {
 	struct coloc_buf line;
-	struct fake_alloc *a;
-	size_t off;
 	CUresult rc, stream_rc;
 
 	fake_begin(&line, name);
@@ -890,11 +889,7 @@ static CUresult free_async(const char *name, CUdeviceptr dptr, CUstream stream)
 	stream_rc = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
-	a = fake_alloc_find(dptr, &off);
-	if (!a || off || a->global)
-		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	fake_alloc_free(a);
-	return fake_end(&line, CUDA_SUCCESS);
+	return fake_end(&line, mem_give_back(dptr));
 }
 
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream)
@@ -916,7 +911,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 	coloc_buf_printf(&line, " bytes=%zu flags=%u", bytes, flags);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
-	return fake_end(&line, mem_take(&line, dptr, bytes));
+	return fake_end(&line, mem_take(&line, dptr, bytes, false));
 }
 
 /* Rows of 512 bytes, as the driver aligns them on recent GPUs. */
@@ -934,7 +929,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
 	*pitch = (width + 511) / 512 * 512;
 	coloc_buf_printf(&line, " pitch=%zu", *pitch);
-	return fake_end(&line, mem_take(&line, dptr, *pitch * height));
+	return fake_end(&line, mem_take(&line, dptr, *pitch * height, false));
 }
 
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes,
