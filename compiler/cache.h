@@ -23,9 +23,10 @@
  * Bumped whenever the layout of an entry or the key's inputs change, and
  * whenever the passes' launch contract changes (docs/passes.md), so that
  * variants compiled for an older contract are never launched with a newer
- * one's parameters.  2: ptb's park, slot_base and stop parameters.
+ * one's parameters.  2: ptb's park, slot_base and stop parameters.  3: ptb's
+ * stop record with a host copy, and a parker that pauses.
  */
-#define COLOC_CACHE_FORMAT 2
+#define COLOC_CACHE_FORMAT 3
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

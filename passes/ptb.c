@@ -14,10 +14,12 @@
  * Gupta et al.).
  *
  *   __coloc_next:                           loop head, all threads
+ *     barrier.sync 0;                        the previous block is done
+ *     @leader && prev: red.release [ctl+4] += 1   count it
  *     @!leader bra __coloc_taken;
- *     ld.volatile.global.u32 t, [ctl+4];    the stop flag
+ *     stopped = stop word;  (the parker pauses instead, below)
  *     vid = total;                           stop: a poison id
- *     @!stop atom.global.add.u32 vid, [ctl], 1;
+ *     @!stopped atom.global.add.u32 vid, [ctl], 1;
  *     st.shared.u32 [slot[parity]], vid;
  *   __coloc_taken:
  *     barrier.sync 0;
@@ -28,12 +30,14 @@
  *   __coloc_exit:
  *     ret;
  *
- * The broadcast slot is double-buffered by iteration parity.  Tally's public
- * code uses one slot and one barrier, and a slow warp can read the slot after
- * the leader has already overwritten it with the next id (skipping one block,
- * running another twice).  Here the leader writes slot[p] of iteration i + 2
- * only after the barrier of iteration i + 1, which every thread reaches only
- * after it read slot[p] in iteration i.
+ * The broadcast slot is double-buffered by iteration parity, so that no
+ * thread can read a slot the leader is writing again whatever the barriers
+ * between (Tally's public code uses one slot and one barrier, and a slow
+ * warp can read the slot after the leader has overwritten it with the next
+ * id, skipping one block and running another twice).  The barrier before
+ * the count orders the whole block's writes of a virtual block before the
+ * leader's release add, and the count comes before the leader looks at the
+ * stop word, so that a paused worker's blocks are all counted.
  *
  * The loop-head barrier is the non-aligned barrier.sync: threads that
  * returned early arrive from other sites.  A kernel with CTA barriers goes
@@ -43,15 +47,25 @@
  * Parameters appended, in order: __coloc_grid_x, _y, _z (.u32: the original
  * grid), __coloc_park and __coloc_slot_base (.u32), __coloc_control (.u64: a
  * device pointer to the control block, { u32 next; u32 done; }) and
- * __coloc_stop (.u64: a device pointer to the stop word, which the leader
+ * __coloc_stop (.u64: a device pointer to the stop record, which the leader
  * reads instead of a flag in the control block, so that one write stops
- * every launch of a context).  The leader counts each finished virtual block
- * in done (a release add after the loop-head barrier, so the block's writes
- * come first).  With park non-zero, worker 0's leader does not leave at the
- * end: it waits (acquire loads and nanosleep) until done reaches the grid,
- * so that the launch's stream moves on only when every block is done, by
- * this launch or by helpers launched with park 0 on another stream after a
- * stop (docs/runtime-design.md).  Workers,
+ * every launch of a context).  The stop record is { u32 word; u32 pad; u64
+ * host }: a launch is stopped while the word is non-zero.  The leader
+ * counts each finished virtual block in done.  With park non-zero, worker 0
+ * does not leave at a stop: its leader pauses (polling the word and done,
+ * with nanosleep) while the block's other threads wait at the barrier, and
+ * the worker goes on taking blocks when the stop is cleared, so that the
+ * launch finishes even when no helper can run beside it.  When host is not
+ * 0 it points to a u32 in mapped host memory that the CPU clears with a
+ * plain store when it clears the word: a pause longer than 1 ms reads it
+ * every 1 ms (such reads cost up to hundreds of microseconds, DESIGN.md), and
+ * when it is clear the parker goes on, reading it before each block, until
+ * the word's clear arrives.  That write can wait in a hardware queue behind
+ * the stopped kernel's successors when streams share one (as under MPS),
+ * and the kernel would otherwise wait for it forever.  At the end its leader waits until done
+ * reaches the grid, so that the launch's stream moves on only when every
+ * block is done, by this launch or by helpers launched with park 0 on
+ * another stream after a stop (docs/runtime-design.md).  Workers,
  * block shape and dynamic shared memory are chosen at launch: 1-D worker
  * grid, original block shape and dynamic shared memory size.  The two
  * slots take 8 bytes of static shared memory, except in kernels that use
@@ -154,7 +168,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .b32 __coloc_t, __coloc_parity, __coloc_slotp;\n"
 		    ".reg .b32 __coloc_ctaid_x, __coloc_ctaid_y, __coloc_ctaid_z;\n"
 		    ".reg .b64 __coloc_ctl, __coloc_stopp, __coloc_slotg, __coloc_slota;\n"
+		    ".reg .b64 __coloc_host, __coloc_now, __coloc_since;\n"
 		    ".reg .pred __coloc_leader, __coloc_stopped, __coloc_done, __coloc_prev, __coloc_count, __coloc_parker;\n"
+		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear;\n"
 		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
 		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
@@ -185,39 +201,83 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "and.pred __coloc_parker, __coloc_parker, __coloc_leader;\n"
 		    "mov.pred __coloc_stopped, 0;\n"
 		    "mov.pred __coloc_prev, 0;\n"
+		    "mov.pred __coloc_paused, 0;\n"
+		    "mov.pred __coloc_hostclear, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
 		    "__coloc_next:\n"
+		    "%s"
+		    /* The whole block finished the previous virtual block: count it done. */
+		    "barrier.sync 0;\n"
+		    "and.pred __coloc_count, __coloc_prev, __coloc_leader;\n"
+		    "%s"
 		    "shl.b32 __coloc_t, __coloc_parity, 2;\n"
 		    "%s"
 		    "xor.b32 __coloc_parity, __coloc_parity, 1;\n"
 		    "@!__coloc_leader bra __coloc_taken;\n"
+		    /*
+		     * Stopped: the stop word is set.  The parker pauses then, until
+		     * the word is clear or every block is done; a pause longer than
+		     * 1 ms also looks at the host copy every 1 ms (a read of mapped
+		     * host memory can take hundreds of microseconds): clear there, the
+		     * word's clear is late, and the parker takes blocks on, reading
+		     * the host copy before each, until the word is clear.
+		     */
+		    "__coloc_poll:\n"
 		    "ld.volatile.global.u32 __coloc_t, [__coloc_stopp];\n"
 		    "setp.ne.u32 __coloc_stopped, __coloc_t, 0;\n"
+		    "@!__coloc_stopped mov.pred __coloc_hostclear, 0;\n"
+		    "and.pred __coloc_pause, __coloc_stopped, __coloc_parker;\n"
+		    "@!__coloc_pause bra __coloc_take;\n"
+		    "%s"
+		    "setp.lt.u32 __coloc_pause, __coloc_t, __coloc_total;\n"
+		    "@!__coloc_pause bra __coloc_take;\n"
+		    "mov.u64 __coloc_now, %%globaltimer;\n"
+		    "@!__coloc_paused mov.u64 __coloc_since, __coloc_now;\n"
+		    "mov.pred __coloc_paused, 1;\n"
+		    "sub.u64 __coloc_host, __coloc_now, __coloc_since;\n"
+		    "setp.lt.u64 __coloc_pause, __coloc_host, 1000000;\n"
+		    "and.pred __coloc_pause, __coloc_pause, !__coloc_hostclear;\n"
+		    "@__coloc_pause bra __coloc_sleep;\n"
+		    "mov.u64 __coloc_since, __coloc_now;\n"
+		    "ld.volatile.global.u64 __coloc_host, [__coloc_stopp+8];\n"
+		    "mov.u32 __coloc_t, 1;\n"
+		    "setp.ne.u64 __coloc_pause, __coloc_host, 0;\n"
+		    "@__coloc_pause ld.volatile.global.u32 __coloc_t, [__coloc_host];\n"
+		    "setp.ne.u32 __coloc_pause, __coloc_t, 0;\n"
+		    "@__coloc_pause bra __coloc_sleep;\n"
+		    "mov.pred __coloc_hostclear, 1;\n"
+		    "mov.pred __coloc_stopped, 0;\n"
+		    "bra __coloc_take;\n"
+		    "__coloc_sleep:\n"
+		    "mov.pred __coloc_hostclear, 0;\n"
+		    "%s"
+		    "bra __coloc_poll;\n"
+		    "__coloc_take:\n"
+		    "mov.pred __coloc_paused, 0;\n"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
 		    "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
 		    "%s"
 		    "__coloc_taken:\n"
-		    "%s"
 		    "barrier.sync 0;\n"
-		    /* The whole block finished the previous virtual block: count it done. */
-		    "and.pred __coloc_count, __coloc_prev, __coloc_leader;\n"
-		    "%s"
 		    "%s"
 		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
 		    "@__coloc_done bra __coloc_exit;\n"
 		    "mov.pred __coloc_prev, 1;\n"
 		    "%s",
 		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
-		    k->ptb_global_slots ? "cvt.u64.u32 __coloc_slota, __coloc_t;\n"
-					  "add.s64 __coloc_slota, __coloc_slota, __coloc_slotg;\n"
-					: "mov.u32 __coloc_slotp, __coloc_slot;\n"
-					  "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n",
-		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
-					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
 		       : "@__coloc_count membar.gl;\n"
 			 "@__coloc_count red.global.add.u32 [__coloc_ctl+4], 1;\n",
+		    k->ptb_global_slots ? "cvt.u64.u32 __coloc_slota, __coloc_t;\n"
+					  "add.s64 __coloc_slota, __coloc_slota, __coloc_slotg;\n"
+					: "mov.u32 __coloc_slotp, __coloc_slot;\n"
+					  "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n",
+		    mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
+		       : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
+		    mm ? "nanosleep.u32 1000;\n" : "",
+		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
+					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
 					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
 		    decompose.data) < 0)

@@ -182,10 +182,15 @@ struct coloc_tenant *coloc_coord_join(struct coloc_segment *s, enum coloc_role r
 
 void coloc_coord_leave(struct coloc_segment *s, struct coloc_tenant *t)
 {
+	bool was_busy;
+
 	seg_lock(s);
-	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+	was_busy = __atomic_exchange_n(&t->busy, 0, __ATOMIC_ACQ_REL) != 0;
 	__atomic_store_n(&t->pid, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&s->lock);
+	/* Best-effort watchers waiting for this tenant to go idle resume now. */
+	if (was_busy)
+		coloc_coord_signal(s);
 }
 
 /* ---- device memory: the tenants' allocations against the GPU's budget */

@@ -1,31 +1,43 @@
 /*
  * Stopping and resuming persistent (ptb) kernels of a best-effort tenant.
  *
- * Each context gets a stop word in device memory that every persistent
- * launch of the context reads (the ptb pass's __coloc_stop), a ring of
- * control blocks, a stream of the highest priority for writing the stop
- * word, and a stream for helpers.  A launch carries park = 1: when its
- * workers leave at a stop, worker 0 stays parked on the application's
- * stream until every virtual block is done, so that nothing after the
- * kernel on that stream starts early (docs/runtime-design.md).
+ * Each context gets a stop record that every persistent launch of the
+ * context reads (the ptb pass's __coloc_stop: a word in device memory and a
+ * copy of it in mapped host memory, docs/passes.md), a ring of control
+ * blocks, a stream of the highest priority for writing the word, and a
+ * stream for helpers.  A launch carries park = 1: when its workers leave at
+ * a stop, worker 0 stays on the application's stream, paused, and goes on
+ * by itself when the stop is cleared, so that nothing after the kernel on
+ * that stream starts early and the kernel ends even if no helper can run
+ * (docs/runtime-design.md).
+ *
+ * Nothing here waits for the GPU to do colocc's own work.  Streams of one
+ * context can share a hardware queue (under MPS a client has few), and
+ * then the stop stream's and the helper stream's work can sit behind the
+ * stopped kernel's successors on the application's stream: the stopped
+ * kernel waits for the clear, the clear for the kernel (found on the H100:
+ * the GPT trainer hung under MPS).  So a stop is cleared through the host
+ * copy, which the CPU writes directly; the word follows through the stop
+ * stream whenever it gets there; the turnaround is read back with queries
+ * and a deadline, never a synchronization.
  *
  * A watcher thread per GPU sleeps on the coordinator's epoch (futex).  When
- * a latency tenant turns busy it writes 1 to the stop word of each context
- * with persistent kernels in flight and measures the turnaround: the time
- * from the latency tenant's busy edge until every taken virtual block is
- * done (done == next in the control block: all workers but the parked one
- * have left).  When no latency tenant is busy any more it clears the stop
- * word, waits for the clear to land, and launches a helper for each kernel
- * still in flight: the same variant with the same control block and
- * parameters and park = 0, on the helper stream after an event recorded
- * where the kernel was put on its stream (so a helper never runs before
- * the work the kernel follows).  A helper of a kernel with nothing left
- * exits at once.
+ * a latency tenant turns busy it sets the stop (host copy, then word) of
+ * each context with persistent kernels in flight and measures the
+ * turnaround: the time from the latency tenant's busy edge until every
+ * taken virtual block is done (done == next in the control block: all
+ * workers have left or paused).  When no latency tenant is busy any more it
+ * clears the stop (host copy, then word) and launches a helper for each
+ * kernel still in flight, to get back its parallelism: the same variant
+ * with the same control block and parameters and park = 0, on the helper
+ * stream after an event recorded where the kernel was put on its stream
+ * (so a helper never runs before the work the kernel follows).  A helper
+ * of a kernel with nothing left exits at once.
  *
  * The lock of a context is held from before a launch's control block is
  * taken until its record is in the table, and by the watcher while it
  * resumes: a launch that starts after a stop is therefore in the table when
- * the resume comes, and no kernel is left parked without a helper.
+ * the resume comes.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -37,6 +49,8 @@
 #define CONTROL_BYTES (4u << 20) /* control blocks of one context, used as a ring */
 #define RECORDS 256              /* persistent launches a context tracks */
 #define TURN_POLL_LIMIT_NS 200000000u
+#define STOP_RECORD_BYTES 16    /* { u32 word; u32 pad; u64 host copy }, docs/passes.md */
+#define HOST_BYTES (64 + 8 * RECORDS) /* the host copy, then a header read back per record */
 
 struct record {
 	bool live;              /* launched; not yet seen complete */
@@ -59,6 +73,9 @@ struct ctx_state {
 	struct coloc_segment *seg;
 	struct coloc_tenant *self;
 	CUdeviceptr ring, stop;
+	uint32_t *host;         /* mapped host memory: [0] the stop's host copy; from byte 64,
+				   control block headers read back; NULL: none */
+	bool readback_busy;     /* a read back did not land by its deadline */
 	uint64_t ring_next;
 	CUstream stop_stream, helper_stream;
 	CUevent helpers_done;   /* recorded after the last helpers */
@@ -108,6 +125,32 @@ static bool watch(struct coloc_segment *seg)
 	return ok;
 }
 
+/*
+ * The stop record, clear, with its host copy when mapped host memory can be
+ * had.  Without one a stop is cleared only when the word's write gets
+ * through, which can wait for the stopped kernel (the comment at the top).
+ */
+static int stop_record_init(struct ctx_state *s)
+{
+	uint64_t record[2] = { 0, 0 };
+	CUdeviceptr mapped = 0;
+	void *host = NULL;
+
+	if (REAL(cuMemHostAlloc)(&host, HOST_BYTES, 0x1 | 0x2 /* PORTABLE | DEVICEMAP */) ==
+		    CUDA_SUCCESS &&
+	    REAL(cuMemHostGetDevicePointer_v2)(&mapped, host, 0) == CUDA_SUCCESS) {
+		memset(host, 0, HOST_BYTES);
+		s->host = host;
+		record[1] = mapped;
+	} else {
+		if (host)
+			REAL(cuMemFreeHost)(host);
+		coloc_log(COLOC_LOG_WARN, "preemption: no mapped host memory for the stop's host "
+			  "copy; a stop is cleared only when the GPU takes the write");
+	}
+	return REAL(cuMemcpyHtoD_v2)(s->stop, record, sizeof(record)) == CUDA_SUCCESS ? 0 : -1;
+}
+
 static struct ctx_state *state_new(CUcontext ctx)
 {
 	struct ctx_state *s = calloc(1, sizeof(*s));
@@ -119,15 +162,14 @@ static struct ctx_state *state_new(CUcontext ctx)
 	s->seg = coloc_sched_segment(&s->self);
 	/* Priorities out of the device's range are clamped to its highest. */
 	if (REAL(cuMemAlloc_v2)(&s->ring, CONTROL_BYTES) != CUDA_SUCCESS ||
-	    REAL(cuMemAlloc_v2)(&s->stop, 4) != CUDA_SUCCESS ||
+	    REAL(cuMemAlloc_v2)(&s->stop, STOP_RECORD_BYTES) != CUDA_SUCCESS ||
 	    REAL(cuStreamCreateWithPriority)(&s->stop_stream, 1 /* NON_BLOCKING */, -1000) !=
 		    CUDA_SUCCESS ||
 	    REAL(cuStreamCreateWithPriority)(&s->helper_stream, 1, 0) != CUDA_SUCCESS ||
 	    REAL(cuEventCreate)(&s->helpers_done, 2 /* DISABLE_TIMING */) != CUDA_SUCCESS ||
-	    REAL(cuMemsetD32Async)(s->stop, 0, 1, s->stop_stream) != CUDA_SUCCESS ||
-	    REAL(cuStreamSynchronize)(s->stop_stream) != CUDA_SUCCESS) {
-		coloc_log(COLOC_LOG_WARN, "preemption: no stop word, streams or control blocks in this "
-			  "context; persistent kernels run to their end");
+	    stop_record_init(s) < 0) {
+		coloc_log(COLOC_LOG_WARN, "preemption: no stop record, streams or control blocks in "
+			  "this context; persistent kernels run to their end");
 		s->seg = NULL; /* kept, so that the failure is not retried at every launch */
 	}
 	return s;
@@ -275,11 +317,47 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 
 /* ---- the watcher */
 
+/* Sets (1) or clears (0) the stop: the host copy at once, the word through the stop stream. */
+static CUresult stop_set(struct ctx_state *s, uint32_t value)
+{
+	if (s->host)
+		__atomic_store_n(&s->host[0], value, __ATOMIC_SEQ_CST);
+	return REAL(cuMemsetD32Async)(s->stop, value, 1, s->stop_stream);
+}
+
+/*
+ * Reads the control block headers of the live records into the host
+ * buffer (never waiting past `deadline`); false when they did not land.
+ * A read back that missed its deadline is still queued: nothing more is
+ * asked until the stop stream has taken it.
+ */
+static bool headers_read(struct ctx_state *s, uint64_t deadline)
+{
+	CUresult rc;
+
+	if (!s->host)
+		return false;
+	if (s->readback_busy) {
+		if (REAL(cuStreamQuery)(s->stop_stream) != CUDA_SUCCESS)
+			return false;
+		s->readback_busy = false;
+	}
+	for (unsigned n = 0; n < RECORDS; n++)
+		if (s->rec[n].live &&
+		    REAL(cuMemcpyDtoHAsync_v2)(&s->host[16 + 2 * n], s->ring + s->rec[n].off, 8,
+					       s->stop_stream) != CUDA_SUCCESS)
+			return false;
+	while ((rc = REAL(cuStreamQuery)(s->stop_stream)) == CUDA_ERROR_NOT_READY && now_ns() < deadline)
+		;
+	if (rc == CUDA_ERROR_NOT_READY)
+		s->readback_busy = true;
+	return rc == CUDA_SUCCESS;
+}
+
 static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
-	uint32_t hdr[2];
 	uint64_t deadline = now_ns() + TURN_POLL_LIMIT_NS;
-	bool any = false, left;
+	bool any = false, left, read = true;
 
 	pthread_mutex_lock(&s->lock);
 	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS) {
@@ -289,7 +367,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		coloc_log(COLOC_LOG_DEBUG, "preemption: context gone; its watcher stops");
 		return;
 	}
-	if (REAL(cuMemsetD32Async)(s->stop, 1, 1, s->stop_stream) != CUDA_SUCCESS) {
+	if (stop_set(s, 1) != CUDA_SUCCESS) { /* a stop needs the word set too */
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
 		return;
@@ -301,29 +379,34 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	 */
 	do {
 		left = false;
+		for (unsigned n = 0; n < RECORDS; n++)
+			any |= !record_complete(&s->rec[n]);
+		if (!any || !(read = headers_read(s, deadline)))
+			break;
 		for (unsigned n = 0; n < RECORDS; n++) {
+			const uint32_t *hdr = &s->host[16 + 2 * n];
 			struct record *r = &s->rec[n];
 
-			if (record_complete(r))
-				continue;
-			any = true;
-			if (REAL(cuMemcpyDtoHAsync_v2)(hdr, s->ring + r->off, 8, s->stop_stream) !=
-				    CUDA_SUCCESS ||
-			    REAL(cuStreamSynchronize)(s->stop_stream) != CUDA_SUCCESS)
-				continue;
 			/* Leaders that found the grid done still add to next. */
-			if (hdr[1] < (hdr[0] < r->total ? hdr[0] : r->total) && !record_complete(r))
+			if (r->live && hdr[1] < (hdr[0] < r->total ? hdr[0] : r->total) &&
+			    !record_complete(r))
 				left = true;
 		}
 	} while (left && now_ns() < deadline);
 	pthread_mutex_unlock(&s->lock);
 	if (any && s->self) {
 		uint64_t now = now_ns(), us = now > edge_ns ? (now - edge_ns) / 1000u : 0;
-		uint64_t i = __atomic_fetch_add(&s->self->turn_count, 1, __ATOMIC_RELAXED);
+		uint64_t i;
 
+		__atomic_fetch_add(&s->self->counters[TC_PREEMPTIONS], 1, __ATOMIC_RELAXED);
+		if (!read) {
+			coloc_log(COLOC_LOG_DEBUG, "preemption: stopped; turnaround not measured (the "
+				  "stop stream is held up)");
+			return;
+		}
+		i = __atomic_fetch_add(&s->self->turn_count, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->self->turn_us[i % COLOC_TURN_SAMPLES],
 				 (uint32_t)(us < UINT32_MAX ? us : UINT32_MAX), __ATOMIC_RELAXED);
-		__atomic_fetch_add(&s->self->counters[TC_PREEMPTIONS], 1, __ATOMIC_RELAXED);
 		coloc_log(COLOC_LOG_DEBUG, "preemption: stopped after %llu us%s",
 			  (unsigned long long)us, left ? " (still running at the poll limit)" : "");
 	}
@@ -336,11 +419,10 @@ static void resume_all(struct ctx_state *s)
 
 	pthread_mutex_lock(&s->lock);
 	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS ||
-	    REAL(cuMemsetD32Async)(s->stop, 0, 1, s->stop_stream) != CUDA_SUCCESS ||
-	    REAL(cuStreamSynchronize)(s->stop_stream) != CUDA_SUCCESS) {
+	    (stop_set(s, 0) != CUDA_SUCCESS && !s->host)) {
 		pthread_mutex_unlock(&s->lock);
-		coloc_log(COLOC_LOG_ERROR, "preemption: the stop word could not be cleared; "
-			  "stopped kernels stay parked");
+		coloc_log(COLOC_LOG_ERROR, "preemption: the stop could not be cleared; "
+			  "stopped kernels stay paused");
 		return;
 	}
 	s->stopped = false;

@@ -97,8 +97,13 @@ static int failures;
 static uint64_t rng_state;
 static int num_sms;
 static CUstream stream, side_stream, hp_stream, helper_stream;
-/* The persistent kernels' stop word (docs/passes.md), one for every case. */
+/*
+ * The persistent kernels' stop record (docs/passes.md), one for every case:
+ * the word, and its host copy in mapped host memory, which stays 1 (the
+ * word alone decides) except where a storm clears a stop through it.
+ */
 static CUdeviceptr stop_word;
+static volatile uint32_t *stop_host;
 static CUfunction probe_fn;
 static CUdeviceptr probe_buf;
 
@@ -636,9 +641,12 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 
 /*
  * The runtime's way (docs/runtime-design.md): the kernel is launched once
- * on `stream` with a parker; each stop leaves worker 0 parked there while
- * the other workers leave, and helpers (the same kernel, no parker) carry on
- * from the counter on another stream.  `stream` must not move on before
+ * on `stream` with a parker; each stop leaves worker 0 paused there while
+ * the other workers leave.  Resumes come three ways, in turn: the word
+ * cleared and a helper (the same kernel, no parker) carrying on from the
+ * counter on another stream; the word cleared and no helper (worker 0 goes
+ * on alone); the host copy cleared with the word still set, and a helper
+ * (neither may take it for a stop).  `stream` must not move on before
  * every virtual block is done: after it drains, the done count read through
  * `stream` itself must be the grid's size.  Returns the stops that left work
  * behind, or UINT_MAX when the done count was short.
@@ -662,6 +670,7 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 		if (cycles >= max_cycles)
 			break;
 		spin_us(u * u * span_us);
+		*stop_host = 1;
 		CK(cuMemsetD32Async(stop_word, 1, 1, side_stream));
 		CK(cuStreamSynchronize(side_stream));
 		/* Helpers leave at the stop; the parker stays. */
@@ -670,10 +679,21 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 		CK(cuStreamSynchronize(helper_stream));
 		if (hdr[0] >= total)
 			break; /* every block is taken: whoever holds them finishes */
-		cycles++;
-		CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
-		launch(f, workers, 1, 1, c, &helper, helper_stream);
+		switch (cycles++ % 3) {
+		case 0:
+			CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
+			launch(f, workers, 1, 1, c, &helper, helper_stream);
+			break;
+		case 1:
+			CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
+			break;
+		default:
+			__atomic_store_n(stop_host, 0, __ATOMIC_SEQ_CST);
+			launch(f, workers, 1, 1, c, &helper, helper_stream);
+			break;
+		}
 	}
+	*stop_host = 1;
 	/* No more stops: whatever is left runs (a helper finds nothing when all is taken). */
 	CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
 	launch(f, workers, 1, 1, c, &helper, helper_stream);
@@ -764,8 +784,19 @@ static void run_case(CUmodule mod, struct kcase *c)
 	}
 	/* Header (next, done) and, for kernels with global slots, two banks of two words per worker. */
 	CK(cuMemAlloc(&ctl, 8 + 16 * total));
-	if (!stop_word)
-		CK(cuMemAlloc(&stop_word, 4));
+	if (!stop_word) {
+		uint64_t record[2] = { 0, 0 };
+		CUdeviceptr mapped;
+		void *host;
+
+		CK(cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+		CK(cuMemHostGetDevicePointer(&mapped, host, 0));
+		stop_host = host;
+		*stop_host = 1;
+		record[1] = mapped;
+		CK(cuMemAlloc(&stop_word, sizeof(record)));
+		CK(cuMemcpyHtoD(stop_word, record, sizeof(record)));
+	}
 
 	upload(c);
 	run_original(orig, c);

@@ -18,6 +18,12 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         synchronization, 1 s after its launch, returns at once (< 3 s in all)
   preempt-dead  as preempt, but the latency tenant is killed while busy: the
         watcher reaps it and resumes the kernel (< 3 s in all)
+  preempt-alone  as preempt, but no helper can run (COLOC_FAKE_NO_HELPERS=1,
+        as when the helper stream shares a hardware queue with the stopped
+        kernel's successors) and the kernel takes 1.5 s: its worker 0 must go
+        on by itself once the stop is cleared (< 3 s in all)
+  preempt-nohost  as preempt, without mapped host memory for the stop's host
+        copy (COLOC_FAKE_NO_HOST_ALLOC=1): the stop word alone still works
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -46,9 +52,13 @@ def best_effort():
     return int(re.search(r"took (\d+) ms", out).group(1))
 
 
-if mode in ("preempt", "preempt-dead"):
+if mode.startswith("preempt"):
     be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_PTB_STOP_AFTER="3",
                   COLOC_FAKE_RESIDENT_US="20000000")
+    if mode == "preempt-alone":
+        be_env.update(COLOC_FAKE_NO_HELPERS="1", COLOC_FAKE_RESIDENT_US="1500000")
+    if mode == "preempt-nohost":
+        be_env["COLOC_FAKE_NO_HOST_ALLOC"] = "1"
     start = time.time()
     be = subprocess.Popen([app, "--grid=16,1,1", "--sleep-ms=1000", ptx], env=be_env,
                           stdout=subprocess.PIPE, text=True)

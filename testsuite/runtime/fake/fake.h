@@ -214,6 +214,9 @@ FAKE_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t by
 				 const CUmemAllocationProp *prop, unsigned long long flags);
 FAKE_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
 FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total);
+FAKE_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags);
+FAKE_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigned int flags);
+FAKE_EXPORT CUresult cuMemFreeHost(void *p);
 FAKE_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 FAKE_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count);
 FAKE_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t count);

@@ -8,21 +8,26 @@
  * not executed, with one exception: a persistent-thread-block variant
  * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
  * slot_base, a pointer to the control block {u32 next; u32 done} and a pointer to the
- * stop word, docs/passes.md) takes virtual blocks off `next`, counting each
- * in `done`, until the stop word is set or the grid is done.
+ * stop record {u32 word; u32 pad; u64 host}, docs/passes.md) takes virtual
+ * blocks off `next`, counting each in `done`, until the word is set or the
+ * grid is done.
  *
  * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1 runs N blocks
  * during its launch call and stays resident: at the fake's later calls it
  * finishes its blocks once COLOC_FAKE_RESIDENT_US passed since its launch,
- * unless the stop word is set first; then its workers leave and worker 0
- * stays parked until `done` reaches the grid's size (helpers, launches with
- * park = 0, run at once).  Events recorded on its stream after it, and
- * synchronization with its stream or context, wait until it is gone, as on
- * a GPU.  What resident kernels do between calls is logged as "gpu" lines:
+ * unless it is stopped first; then its workers leave and worker 0 stays,
+ * paused, until the stop is cleared, the word or its host copy (the u32 at
+ * host, when host is not 0; then it goes on, and ends at once when helpers
+ * took every block), or `done` reaches the grid's size (helpers,
+ * launches with park = 0, run at once).  Events recorded on its stream after
+ * it, and synchronization with its stream or context, wait until it is gone,
+ * as on a GPU.  What resident kernels do between calls is logged as "gpu"
+ * lines:
  *
  *   gpu resident=R fn=NAME finished ran=N   ran its other N blocks and ended
- *   gpu resident=R fn=NAME parked           the stop word was set: worker 0 waits
- *   gpu resident=R fn=NAME unparked         every block is done: it ended
+ *   gpu resident=R fn=NAME parked           stopped: worker 0 pauses
+ *   gpu resident=R fn=NAME resumed          the stop was cleared: worker 0 goes on
+ *   gpu resident=R fn=NAME unparked         every block is done while paused: it ended
  *   gpu resident=R fn=NAME timeout          a synchronization gave up on it (20 s)
  *
  * Environment:
@@ -33,6 +38,9 @@
  *                               stays resident (above)
  *   COLOC_FAKE_RESIDENT_US=N    a resident kernel finishes by itself N us after its launch
  *   COLOC_FAKE_LINK_FAIL=1      every cuLinkComplete fails with CUDA_ERROR_INVALID_PTX
+ *   COLOC_FAKE_NO_HELPERS=1     ptb launches with park = 0 fail with
+ *                               CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (helpers that cannot run)
+ *   COLOC_FAKE_NO_HOST_ALLOC=1  cuMemHostAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
  *                               cuEventSynchronize return only when it is idle
@@ -82,6 +90,9 @@
  *   cuMemCreate bytes=N handle=H                          (sizes in 2 MiB granules)
  *   cuMemRelease handle=H
  *   cuMemGetInfo_v2 free=N total=N
+ *   cuMemHostAlloc bytes=N flags=F                        host memory the "GPU" reads at its
+ *   cuMemHostGetDevicePointer_v2 flags=F                  own address (as with UVA)
+ *   cuMemFreeHost
  *   cuDeviceTotalMem_v2 device=D bytes=N                  COLOC_FAKE_MEM_TOTAL bytes (80 GiB);
  *                                                         allocations beyond it fail
  *   cuMemsetD8_v2 dst=@A+OFF value=V count=N
@@ -837,6 +848,82 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 	*bytes = (size_t)mem_total();
 	coloc_buf_printf(&line, " bytes=%zu", *bytes);
 	return fake_end(&line, CUDA_SUCCESS);
+}
+
+/* ---- mapped host memory: the "GPU" reads it at its host address */
+
+#define MAX_HOST_ALLOCS 64
+
+static struct {
+	unsigned char *p;
+	size_t size;
+} host_allocs[MAX_HOST_ALLOCS];
+
+/* The mapped host memory behind [addr, addr + bytes), or NULL; under the lock. */
+static unsigned char *host_range(uint64_t addr, size_t bytes)
+{
+	for (unsigned i = 0; i < MAX_HOST_ALLOCS; i++) {
+		uintptr_t base = (uintptr_t)host_allocs[i].p;
+
+		if (base && addr >= base && addr - base < host_allocs[i].size &&
+		    bytes <= host_allocs[i].size - (addr - base))
+			return host_allocs[i].p + (addr - base);
+	}
+	return NULL;
+}
+
+CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+	const char *fail = getenv("COLOC_FAKE_NO_HOST_ALLOC");
+	struct coloc_buf line;
+	unsigned i;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " bytes=%zu flags=%u", bytes, flags);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!pp || !bytes)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (fail && strcmp(fail, "1") == 0)
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	for (i = 0; i < MAX_HOST_ALLOCS && host_allocs[i].p; i++)
+		;
+	if (i == MAX_HOST_ALLOCS || !(host_allocs[i].p = calloc(1, bytes)))
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	host_allocs[i].size = bytes;
+	*pp = host_allocs[i].p;
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigned int flags)
+{
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " flags=%u", flags);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!dptr || flags || !host_range((uintptr_t)p, 1))
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*dptr = (uintptr_t)p;
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuMemFreeHost(void *p)
+{
+	struct coloc_buf line;
+
+	fake_begin(&line, __func__);
+	for (unsigned i = 0; i < MAX_HOST_ALLOCS; i++) {
+		if (p && host_allocs[i].p == p) {
+			free(host_allocs[i].p);
+			host_allocs[i].p = NULL;
+			return fake_end(&line, CUDA_SUCCESS);
+		}
+	}
+	return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
 }
 
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
@@ -1636,13 +1723,28 @@ static void resident_log(const struct resident *r, const char *what)
 	coloc_buf_release(&line);
 }
 
-/* Runs virtual blocks while the stop word is clear; returns how many. */
-static uint64_t ptb_blocks(unsigned char *ctl, const unsigned char *stop, uint64_t total,
-			   uint64_t limit)
+/*
+ * Whether the stop record at `stop` stops a launch: its word; for a paused
+ * worker 0, `parker`, its host copy too when it has one.
+ */
+static bool ptb_stopped(uint64_t stop, bool parker)
+{
+	const unsigned char *word = dev_range(stop, 4), *record = dev_range(stop, 16), *host;
+
+	if (!word || le_load(word, 4) == 0)
+		return false;
+	if (!parker || !record || !le_load(record + 8, 8))
+		return true;
+	host = host_range(le_load(record + 8, 8), 4);
+	return !host || le_load(host, 4) != 0; /* a bad pointer faults: nothing more runs */
+}
+
+/* Runs virtual blocks while not stopped; returns how many. */
+static uint64_t ptb_blocks(unsigned char *ctl, uint64_t stop, uint64_t total, uint64_t limit)
 {
 	uint64_t ran = 0;
 
-	while (le_load(stop, 4) == 0 && le_load(ctl, 4) < total && ran < limit) {
+	while (!ptb_stopped(stop, false) && le_load(ctl, 4) < total && ran < limit) {
 		le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
 		le_store32(ctl + 4, (uint32_t)le_load(ctl + 4, 4) + 1);
 		ran++;
@@ -1654,30 +1756,36 @@ void fake_progress(void)
 {
 	for (unsigned i = 0; i < MAX_RESIDENT; i++) {
 		struct resident *r = &resident[i];
-		unsigned char *ctl, *stop;
+		unsigned char *ctl;
+		bool stopped;
 		char what[64];
 
 		if (!r->live)
 			continue;
 		ctl = dev_range(r->ctl, 8);
-		stop = dev_range(r->stop, 4);
-		if (!ctl || !stop) { /* its memory was freed under it */
+		if (!ctl || !dev_range(r->stop, 4)) { /* its memory was freed under it */
 			r->live = false;
 			continue;
 		}
-		if (!r->parked && le_load(stop, 4) != 0) {
-			r->parked = true;
-			resident_log(r, "parked");
-		} else if (!r->parked && now_ns() >= r->finish_ns) {
-			snprintf(what, sizeof(what), "finished ran=%llu",
-				 (unsigned long long)ptb_blocks(ctl, stop, r->total, UINT64_MAX));
-			r->live = false;
-			resident_log(r, what);
-			continue;
-		}
+		stopped = ptb_stopped(r->stop, r->parked);
 		if (r->parked && le_load(ctl + 4, 4) >= r->total) {
 			r->live = false;
 			resident_log(r, "unparked");
+			continue;
+		}
+		if (!r->parked && stopped) {
+			r->parked = true;
+			resident_log(r, "parked");
+		} else if (r->parked && !stopped) {
+			r->parked = false;
+			resident_log(r, "resumed");
+		}
+		/* Its time is up, or helpers took every block: it ends. */
+		if (!r->parked && (now_ns() >= r->finish_ns || le_load(ctl, 4) >= r->total)) {
+			snprintf(what, sizeof(what), "finished ran=%llu",
+				 (unsigned long long)ptb_blocks(ctl, r->stop, r->total, UINT64_MAX));
+			r->live = false;
+			resident_log(r, what);
 		}
 	}
 }
@@ -1736,9 +1844,10 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
 {
 	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
+	const char *no_helpers = getenv("COLOC_FAKE_NO_HELPERS");
 	unsigned n = k->nparams, i;
-	uint64_t total = 1, ran, stop_after = UINT64_MAX, park;
-	unsigned char *ctl, *stop;
+	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, stop;
+	unsigned char *ctl;
 	struct resident *r = NULL;
 
 	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 7 ||
@@ -1751,9 +1860,11 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		total *= le_load(values[i], 4);
 	}
 	park = le_load(values[n - 4], 4);
+	if (!park && no_helpers && strcmp(no_helpers, "1") == 0)
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	/* On a GPU, a control pointer outside device memory faults the launch. */
-	if (!(ctl = dev_range(le_load(values[n - 2], 8), 8)) ||
-	    !(stop = dev_range(le_load(values[n - 1], 8), 4)))
+	stop = le_load(values[n - 1], 8);
+	if (!(ctl = dev_range(le_load(values[n - 2], 8), 8)) || !dev_range(stop, 4))
 		return CUDA_ERROR_LAUNCH_FAILED;
 	if (stop_env && park)
 		stop_after = strtoull(stop_env, NULL, 10);
@@ -1762,7 +1873,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	*blocks = ran;
 	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
 		return CUDA_SUCCESS;
-	if (!park && le_load(stop, 4) != 0)
+	if (!park && ptb_stopped(stop, false))
 		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
 	for (i = 0; i < MAX_RESIDENT && !r; i++)
 		if (!resident[i].live)
@@ -1778,7 +1889,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	r->stop = le_load(values[n - 1], 8);
 	r->total = total;
 	r->finish_ns = now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
-	r->parked = le_load(stop, 4) != 0;
+	r->parked = ptb_stopped(stop, false);
 	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
 	*stays = true; /* its time is COLOC_FAKE_RESIDENT_US, not COLOC_FAKE_KERNEL_US */
 	return CUDA_SUCCESS;
