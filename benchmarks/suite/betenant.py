@@ -1,5 +1,6 @@
 """What the suite's Python best-effort tenants share: stopping on SIGTERM or
-SIGINT after the unit in flight, and the throughput time series they report."""
+SIGINT after the unit in flight (serve.py uses it too, after the request in
+flight), and the throughput time series they report."""
 import signal
 
 BIN_S = 0.5

@@ -2,8 +2,8 @@
 // open loop, with forward passes of a small GPT-style decoder whose kernels
 // (shared with gpt_train through gpt_kernels.cuh) all carry PTX.
 //
-//   gpt_serve --trace TRACE --out CSV [--batch B] [--warmup N] [--seed K]
-//   gpt_serve --calibrate N [--batch B] [--warmup N] [--seed K]
+//   gpt_serve --trace TRACE --out CSV [--batch B] [--warmup N] [--seed K] [--stub-ms MS]
+//   gpt_serve --calibrate N [--batch B] [--warmup N] [--seed K] [--stub-ms MS]
 //
 // Model: vocab 2048, d_model 1024, 16 heads, 8 layers, 128 positions, random
 // weights from the seed.  A request is one prefill: B prompts of 128 tokens
@@ -15,7 +15,15 @@
 // Open loop: request i is due at start + arrival_i.  When idle the server
 // sleeps until the next due time; otherwise it takes queued requests one at
 // a time, in order, each synchronized before the next.  latency = done -
-// arrival, queueing included.
+// arrival, queueing included.  "gpt_serve: gpt_serve_bB ready, N requests"
+// on stderr says the trace clock has started.  SIGTERM or SIGINT stops
+// serving once the request in flight is done: the CSV is still written, with
+// the requests not served as unfinished (i,arrival_s,,,), as the suite needs
+// when it stops a tenant at its cap.
+//
+// --stub-ms MS replaces each request by MS ms of sleep and uses no GPU (no
+// model, probe or determinism check): the serving loop, its stop and its CSV
+// can then be tested anywhere (testsuite/bench).
 //
 // Checks: at startup a probe (2 prompts of 32 tokens) is compared with a
 // CPU forward of the same weights (see probe_check); the last request's
@@ -24,6 +32,7 @@
 #include "gpt_kernels.cuh"
 
 #include <errno.h>
+#include <signal.h>
 #include <time.h>
 
 #define PROBE_B 2
@@ -32,6 +41,14 @@
 
 static const struct gpt_config serve_model = {"serve", 2048, 1024, 16, 8, 128, 4};
 
+// The stop signal (SIGTERM, SIGINT), or 0 while serving may go on.
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -39,22 +56,27 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-// Sleep to within ~100 us of t, then spin: the wake-up latency of a plain
-// sleep (tens of microseconds and more) would land in every request.
-static void sleep_until(double t)
+static void nap_until(double t)
 {
-	for (;;) {
+	struct timespec ts;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+// Sleep to within ~100 us of t, then spin: the wake-up latency of a plain
+// sleep (tens of microseconds and more) would land in every request.  A stop
+// signal ends the wait (it interrupts the sleep); returns 0 then, else 1.
+static int sleep_until(double t)
+{
+	while (!stop_signal) {
 		double left = t - now_s();
 		if (left <= 0)
-			return;
-		if (left > 200e-6) {
-			double wake = t - 100e-6;
-			struct timespec ts;
-			ts.tv_sec = (time_t)wake;
-			ts.tv_nsec = (long)((wake - (double)ts.tv_sec) * 1e9);
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		}
+			return 1;
+		if (left > 200e-6)
+			nap_until(t - 100e-6);
 	}
+	return 0;
 }
 
 // ---------------------------------------------------------------- trace
@@ -109,6 +131,7 @@ struct server {
 	int *d_tok, *h_tok; // h_tok pinned
 	float *h_out;       // pinned [B][V]
 	cudaStream_t st;
+	double stub_ms; // > 0: no GPU, each request sleeps this long
 };
 
 static void server_init(struct server *s, int batch, uint64_t seed)
@@ -163,6 +186,12 @@ static void run_forward(struct server *s, const int *tok, int B, int T)
 
 static void serve_request(struct server *s, uint64_t id)
 {
+	if (s->stub_ms > 0) {
+		double end = now_s() + s->stub_ms * 1e-3;
+		while (now_s() < end) // a signal may cut a nap short
+			nap_until(end);
+		return;
+	}
 	request_tokens(s, id, s->B, s->T, s->h_tok);
 	run_forward(s, s->h_tok, s->B, s->T);
 }
@@ -388,8 +417,9 @@ static double *sorted_copy(const double *v, int n)
 	return s;
 }
 
-static void write_csv(const char *path, int n, const double *arr, const double *start,
-		      const double *done)
+// Every request of the trace; those from SERVED on were not served.
+static void write_csv(const char *path, int n, int served, const double *arr,
+		      const double *start, const double *done)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -397,9 +427,13 @@ static void write_csv(const char *path, int n, const double *arr, const double *
 		exit(1);
 	}
 	fprintf(f, "i,arrival_s,start_s,done_s,latency_ms\n");
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%d,%.6f,%.6f,%.6f,%.4f\n", i, arr[i], start[i], done[i],
-			(done[i] - arr[i]) * 1e3);
+	for (int i = 0; i < n; i++) {
+		if (i < served)
+			fprintf(f, "%d,%.6f,%.6f,%.6f,%.4f\n", i, arr[i], start[i], done[i],
+				(done[i] - arr[i]) * 1e3);
+		else
+			fprintf(f, "%d,%.6f,,,\n", i, arr[i]);
+	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "gpt_serve: cannot write %s\n", path);
 		exit(1);
@@ -408,10 +442,13 @@ static void write_csv(const char *path, int n, const double *arr, const double *
 
 // ---------------------------------------------------------------- modes
 
-// Logits for request id, computed now, kept to compare with its later run.
+// Logits for request id, computed now, kept to compare with its later run
+// (NULL for a stub, which has none).
 static float *expected_output(struct server *s, uint64_t id)
 {
 	size_t bytes = (size_t)s->B * s->m.cfg.vocab * sizeof(float);
+	if (s->stub_ms > 0)
+		return NULL;
 	float *e = (float *)malloc(bytes);
 	if (!e)
 		fatal("out of host memory");
@@ -424,7 +461,7 @@ static void determinism_check(const struct server *s, const float *expect, char 
 			      size_t len)
 {
 	size_t bytes = (size_t)s->B * s->m.cfg.vocab * sizeof(float);
-	if (memcmp(expect, s->h_out, bytes) != 0)
+	if (expect && memcmp(expect, s->h_out, bytes) != 0)
 		snprintf(check, len, "FAIL: last request's logits differ from the same input's at "
 				     "startup (nondeterministic or corrupted kernels)");
 }
@@ -452,23 +489,35 @@ static int serve_trace(struct server *s, const char *trace, const char *out, int
 	double *lat = (double *)malloc(n * sizeof(double));
 	if (!start || !done || !lat)
 		fatal("out of host memory");
+	fprintf(stderr, "gpt_serve: gpt_serve_b%d ready, %d requests\n", s->B, n);
 	double t0 = now_s();
-	for (int i = 0; i < n; i++) {
-		sleep_until(t0 + arr[i]);
+	int served = 0;
+	while (served < n && sleep_until(t0 + arr[served])) {
+		int i = served++;
 		start[i] = now_s() - t0;
 		serve_request(s, (uint64_t)i);
 		done[i] = now_s() - t0;
 		lat[i] = (done[i] - arr[i]) * 1e3;
 	}
+	if (served < n) // stopped early: the request the check compares, untimed
+		serve_request(s, (uint64_t)n - 1);
 	determinism_check(s, expect, check, len);
-	write_csv(out, n, arr, start, done);
-	double *sl = sorted_copy(lat, n), mean = 0.0;
-	for (int i = 0; i < n; i++)
-		mean += lat[i] / n;
-	printf("{\"workload\":\"gpt_serve\",\"requests\":%d,\"batch\":%d,\"p50_ms\":%.4f,"
-	       "\"p99_ms\":%.4f,\"mean_ms\":%.4f,\"max_ms\":%.4f,\"check\":\"%s\"}\n",
-	       n, s->B, percentile(sl, n, 0.5), percentile(sl, n, 0.99), mean, sl[n - 1], check);
-	free(sl);
+	write_csv(out, n, served, arr, start, done);
+	char stopped[16] = "null";
+	if (stop_signal)
+		snprintf(stopped, sizeof(stopped), "\"%s\"", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	printf("{\"workload\":\"gpt_serve\",\"requests\":%d,\"unfinished\":%d,\"stopped_by\":%s,"
+	       "\"batch\":%d,", served, n - served, stopped, s->B);
+	if (served > 0) {
+		double *sl = sorted_copy(lat, served), mean = 0.0;
+		for (int i = 0; i < served; i++)
+			mean += lat[i] / served;
+		printf("\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"mean_ms\":%.4f,\"max_ms\":%.4f,",
+		       percentile(sl, served, 0.5), percentile(sl, served, 0.99), mean,
+		       sl[served - 1]);
+		free(sl);
+	}
+	printf("\"check\":\"%s\"}\n", check);
 	free(arr);
 	free(start);
 	free(done);
@@ -503,8 +552,10 @@ static int calibrate(struct server *s, int n, int warmup, char *check, size_t le
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gpt_serve --trace TRACE --out CSV [--batch B] [--warmup N] [--seed K]\n"
-			"       gpt_serve --calibrate N [--batch B] [--warmup N] [--seed K]\n");
+	fprintf(stderr, "usage: gpt_serve --trace TRACE --out CSV [--batch B] [--warmup N] [--seed K] "
+			"[--stub-ms MS]\n"
+			"       gpt_serve --calibrate N [--batch B] [--warmup N] [--seed K] "
+			"[--stub-ms MS]\n");
 	exit(2);
 }
 
@@ -512,6 +563,7 @@ int main(int argc, char **argv)
 {
 	const char *trace = NULL, *out = NULL;
 	int batch = serve_model.batch, warmup = 20, cal = 0;
+	double stub_ms = 0;
 	uint64_t seed = 1234;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
@@ -527,25 +579,41 @@ int main(int argc, char **argv)
 			seed = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--calibrate"))
 			cal = atoi(v);
+		else if (!strcmp(a, "--stub-ms"))
+			stub_ms = atof(v);
 		else
 			usage();
 	}
-	if (argc % 2 == 0 || batch < 1 || batch > 1024 || warmup < 0 ||
+	if (argc % 2 == 0 || batch < 1 || batch > 1024 || warmup < 0 || !(stub_ms >= 0) ||
 	    (cal > 0) == (trace != NULL) || (trace && !out))
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	// Spinning in cudaStreamSynchronize: the latency tenant owns a core.
-	CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
+	if (trace) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop; // no SA_RESTART: the signal ends a sleep
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
 
 	struct server s;
-	server_init(&s, batch, seed);
-	const struct gpt_config *c = &s.m.cfg;
-	printf("gpt_serve: vocab %d, d_model %d, heads %d, layers %d; a request is a prefill of "
-	       "%d x %d tokens, %.1fM parameters\n",
-	       c->vocab, c->d_model, c->n_head, c->n_layer, s.B, s.T, s.m.lay.count / 1e6);
 	char check[256] = "ok";
 	int rc;
-	if (probe_check(&s, check, sizeof(check)) != 0) {
+	if (stub_ms > 0) {
+		memset(&s, 0, sizeof(s));
+		s.B = batch;
+		s.stub_ms = stub_ms;
+		printf("gpt_serve: stub: each request sleeps %g ms, no GPU\n", stub_ms);
+	} else {
+		// Spinning in cudaStreamSynchronize: the latency tenant owns a core.
+		CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
+		server_init(&s, batch, seed);
+		const struct gpt_config *c = &s.m.cfg;
+		printf("gpt_serve: vocab %d, d_model %d, heads %d, layers %d; a request is a prefill "
+		       "of %d x %d tokens, %.1fM parameters\n",
+		       c->vocab, c->d_model, c->n_head, c->n_layer, s.B, s.T, s.m.lay.count / 1e6);
+	}
+	if (s.stub_ms == 0 && probe_check(&s, check, sizeof(check)) != 0) {
 		printf("{\"workload\":\"gpt_serve\",\"requests\":0,\"check\":\"%s\"}\n", check);
 		rc = 1;
 	} else if (cal > 0) {
@@ -553,6 +621,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = serve_trace(&s, trace, out, warmup, check, sizeof(check));
 	}
-	server_free(&s);
+	if (s.stub_ms == 0)
+		server_free(&s);
 	return rc;
 }

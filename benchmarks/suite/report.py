@@ -16,6 +16,10 @@ Input: DIR/runs/*.json, one record per run:
                         latency workload
   latency_csv           the CSV the latency tenant wrote, relative to DIR, with the
                         header i,arrival_s,start_s,done_s,latency_ms; one row per request
+                        of the trace.  A request the tenant did not serve (it was
+                        stopped first, e.g. at the suite's cap) is unfinished: its
+                        done_s and latency_ms are empty, and so is start_s unless it
+                        had started (`7,0.512000,,,`)
   be                    {"throughput": units per second, "check": "ok", ...} or null
   colocc                {"coverage", "preemptions", "turnaround_p50_us",
                         "turnaround_p99_us"} or null
@@ -32,18 +36,31 @@ imports, DIR/plots/*.png.  One row per run, keyed by (latency_workload,
 best_effort_workload, mode, load, trace); two runs with the same key are an error.
 
 Definitions:
+  requests      rows of the latency CSV, unfinished ones included
+  unfinished    requests the tenant did not serve; each counts as a latency of
+                +inf: an SLO miss, and in the percentiles and the mean
   pNN_ms        percentile of the request latencies by linear interpolation
                 between closest ranks: with the n latencies sorted, x[0..n-1],
                 pNN = x[k] + (h - k)(x[k+1] - x[k]) where h = (n - 1) NN / 100 and
-                k = floor(h) (Hyndman and Fan's type 7, NumPy's default)
+                k = floor(h) (Hyndman and Fan's type 7, NumPy's default); x[k]
+                when h = k.  It is infinite when x[k], or x[k+1] with h > k, is an
+                unfinished request: p99 is, once more than about 1% are unfinished
+                (1 of 101 leaves it finite, 2 of 101 do not)
+  mean_ms       mean latency, infinite with any unfinished request
   slo_ms        4 x p50 of the latency workload alone at the same load and trace
-  slo_attainment  share of requests with latency <= slo_ms
+  slo_attainment  share of requests with latency <= slo_ms (unfinished ones miss)
   p99_overhead  p99_ms / alone_p99_ms - 1, alone_p99_ms from the same run alone
-  lat_norm_throughput  requests / (last done_s - first arrival_s), over the same
-                for the run alone (about 1 for an open-loop tenant that keeps up)
+  lat_norm_throughput  served requests / (last done_s - first arrival_s), over
+                the same for the run alone (about 1 for an open-loop tenant that
+                keeps up)
   be_norm_throughput   be.throughput / that of the best-effort workload alone
                 (a best-effort workload has one run alone, whatever the load)
   system_throughput    lat_norm + be_norm over the tenants present in the run
+  unbounded     the names of the columns that are infinite, space-separated
+                (e.g. "p99_ms p999_ms mean_ms p99_overhead"), or null.  JSON has no
+                infinity: summary.json writes those columns as null, so a null
+                there means infinite where "unbounded" names it and unknown
+                elsewhere; summary.csv and summary.md write "inf"
 A baseline run that failed its check is no baseline: the fields that need it
 are null, as when it is missing, and summary.md says which.  A run that failed
 its check (or whose be.check is not "ok") keeps its row, marked, and stays out
@@ -69,14 +86,14 @@ PERCENTILES = [("p50_ms", 50.0), ("p90_ms", 90.0), ("p99_ms", 99.0), ("p999_ms",
 # not in the table).  summary.json and summary.csv have them all.
 COLUMNS = [
     ("latency_workload", "s"), ("best_effort_workload", "s"), ("mode", "s"), ("load", "g"),
-    ("trace", "s"), ("requests", "d"),
+    ("trace", "s"), ("requests", "d"), ("unfinished", "d"),
     ("p50_ms", ".3f"), ("p90_ms", ".3f"), ("p99_ms", ".3f"), ("p999_ms", ".3f"),
     ("mean_ms", None), ("alone_p99_ms", None), ("p99_overhead", "+.1%"),
     ("slo_ms", ".3f"), ("slo_attainment", ".1%"),
     ("lat_norm_throughput", ".3f"), ("be_throughput", None), ("be_norm_throughput", ".3f"),
     ("system_throughput", ".3f"),
     ("coverage", ".2f"), ("preemptions", "d"), ("turnaround_p50_us", None),
-    ("turnaround_p99_us", None), ("check", "s"), ("run", None),
+    ("turnaround_p99_us", None), ("unbounded", None), ("check", "s"), ("run", None),
 ]
 COLOCC_FIELDS = ["coverage", "preemptions", "turnaround_p50_us", "turnaround_p99_us"]
 
@@ -86,11 +103,14 @@ class Malformed(Exception):
 
 
 def percentile(xs, p):
-    """The P-th percentile (0..100) of the sorted list XS, as in the docstring."""
+    """The P-th percentile (0..100) of the sorted list XS, as in the docstring;
+    XS may end in infinities (unfinished requests)."""
     h = (len(xs) - 1) * p / 100.0
     k = math.floor(h)
-    if k + 1 >= len(xs):
-        return xs[-1]
+    if k + 1 >= len(xs) or h == k:
+        return xs[min(k, len(xs) - 1)]
+    if math.isinf(xs[k + 1]):
+        return math.inf
     return xs[k] + (h - k) * (xs[k + 1] - xs[k])
 
 
@@ -120,6 +140,7 @@ class Run:
             self.check = f"FAIL: be: {be['check']}"
         self.ok = self.check == "ok"
         self.arrivals = self.latencies = self.sorted = None
+        self.unfinished = 0
         self.out = {}
 
     def key(self):
@@ -192,40 +213,56 @@ def check_record(path, rec):
             bad("'be_timeseries' must be a list of [t_s, units_per_s] pairs")
 
 
-def read_latencies(run, root):
-    """Reads RUN's latency CSV: arrival times and latencies in file order."""
-    rel = run.rec.get("latency_csv")
-    if rel is None:
-        return
-    path = os.path.join(root, rel)
-    where = f"{run.path}: latency_csv {path}"
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.reader(f))
-    except OSError as e:
-        raise Malformed(f"{where}: {e.strerror}")
+def read_latency_csv(path):
+    """The requests of the latency CSV at PATH, in file order, as
+    [i, arrival_s, start_s, done_s, latency_ms] with None for the empty fields
+    of an unfinished request.  Raises OSError, or Malformed saying what is
+    wrong without naming the file.  (run reads the CSVs through this too.)"""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
     if not rows or [c.strip() for c in rows[0]] != CSV_HEADER:
-        raise Malformed(f"{where}: line 1: expected the header {','.join(CSV_HEADER)}")
-    arrivals, dones, lats = [], [], []
+        raise Malformed(f"line 1: expected the header {','.join(CSV_HEADER)}")
+    out = []
     for n, row in enumerate(rows[1:], 2):
         if not row:
             continue
         try:
-            vals = [float(c) for c in row]
+            vals = [float(c) if c.strip() or i < 2 else None for i, c in enumerate(row)]
         except ValueError:
             vals = []
-        if len(vals) != len(CSV_HEADER) or not all(math.isfinite(v) for v in vals):
-            raise Malformed(f"{where}: line {n}: expected {len(CSV_HEADER)} numbers")
-        if vals[4] < 0:
-            raise Malformed(f"{where}: line {n}: negative latency")
-        arrivals.append(vals[1])
-        dones.append(vals[3])
-        lats.append(vals[4])
-    if not lats:
-        raise Malformed(f"{where}: no requests")
-    run.arrivals, run.latencies, run.sorted = arrivals, lats, sorted(lats)
-    span = max(dones) - min(arrivals)
-    run.lat_throughput = len(lats) / span if span > 0 else None
+        unfinished = (len(vals) == len(CSV_HEADER) and vals[3] is None and vals[4] is None)
+        if len(vals) != len(CSV_HEADER) or None in vals[:2 if unfinished else 5] or \
+                not all(math.isfinite(v) for v in vals if v is not None):
+            raise Malformed(f"line {n}: expected {len(CSV_HEADER)} numbers, or for an "
+                            "unfinished request i,arrival_s,[start_s],,")
+        if not unfinished and vals[4] < 0:
+            raise Malformed(f"line {n}: negative latency")
+        out.append(vals)
+    if not out:
+        raise Malformed("no requests")
+    return out
+
+
+def read_latencies(run, root):
+    """Reads RUN's latency CSV: arrival times and latencies in file order,
+    unfinished requests as infinite latencies."""
+    rel = run.rec.get("latency_csv")
+    if rel is None:
+        return
+    path = os.path.join(root, rel)
+    try:
+        rows = read_latency_csv(path)
+    except OSError as e:
+        raise Malformed(f"{run.path}: latency_csv {path}: {e.strerror}")
+    except Malformed as e:
+        raise Malformed(f"{run.path}: latency_csv {path}: {e}")
+    served = [r for r in rows if r[4] is not None]
+    run.arrivals = [r[1] for r in rows]
+    run.latencies = [math.inf if r[4] is None else r[4] for r in rows]
+    run.sorted = sorted(run.latencies)
+    run.unfinished = len(rows) - len(served)
+    span = max(r[3] for r in served) - min(run.arrivals) if served else 0
+    run.lat_throughput = len(served) / span if span > 0 else (0.0 if not served else None)
 
 
 def load_runs(root):
@@ -308,9 +345,16 @@ def summarize(runs):
             if r.sorted is not None:
                 xs = r.sorted
                 o["requests"] = len(xs)
+                o["unfinished"] = r.unfinished
                 for name, p in PERCENTILES:
                     o[name] = percentile(xs, p)
                 o["mean_ms"] = sum(xs) / len(xs)
+            if base is not None and base.unfinished:
+                note = (f"latency workload {r.lat} at load {r.load:g}, trace {r.trace}, alone: "
+                        f"its run ({base.name}) left {base.unfinished} requests unfinished")
+                if note not in notes:
+                    notes.append(note)
+                base = None
             if base is not None:
                 o["alone_p99_ms"] = percentile(base.sorted, 99.0)
                 o["slo_ms"] = SLO_FACTOR * percentile(base.sorted, 50.0)
@@ -334,6 +378,8 @@ def summarize(runs):
             o["system_throughput"] = sum(v for w, v in parts if w is not None)
         for key in COLOCC_FIELDS:
             o[key] = (r.rec.get("colocc") or {}).get(key)
+        o["unbounded"] = " ".join(name for name, _ in COLUMNS
+                                  if isinstance(o.get(name), float) and math.isinf(o[name])) or None
     return notes
 
 
@@ -345,9 +391,14 @@ def row_values(run):
     return [rounded(run.out.get(name)) for name, _ in COLUMNS]
 
 
+def json_value(v):
+    """JSON has no infinity: null, which the row's "unbounded" explains."""
+    return None if isinstance(v, float) and math.isinf(v) else v
+
+
 def write_json(path, runs):
     names = [name for name, _ in COLUMNS]
-    lines = [json.dumps(dict(zip(names, row_values(r)))) for r in runs]
+    lines = [json.dumps(dict(zip(names, map(json_value, row_values(r))))) for r in runs]
     with open(path, "w") as f:
         f.write("[\n" + ",\n".join(lines) + "\n]\n")
 
@@ -363,6 +414,8 @@ def write_csv(path, runs):
 def cell(v, fmt):
     if v is None:
         return "n/a"
+    if isinstance(v, float) and math.isinf(v):
+        return "inf"
     return format(v, fmt).replace("|", "\\|")
 
 
@@ -414,6 +467,15 @@ def write_md(path, root, runs, notes):
         f.write("\n")
     else:
         f.write("All runs passed their checks.\n\n")
+    capped = [r for r in runs if r.unfinished]
+    if capped:
+        f.write(f"Runs with unfinished requests ({len(capped)}; the latency tenant was "
+                "stopped before serving them: each is an SLO miss with an infinite latency, "
+                "and \"inf\" marks the percentiles, means and overheads they reach):\n\n")
+        for r in capped:
+            f.write(f"- {r.name} ({describe(r)}): {r.unfinished} of {len(r.latencies)} "
+                    "requests unfinished\n")
+        f.write("\n")
     if notes:
         f.write("Missing baselines (the fields that need them are n/a):\n\n")
         for note in notes:
@@ -428,6 +490,11 @@ def write_md(path, root, runs, notes):
         f.write("| " + " | ".join(cell(r.out.get(name), fmt) for name, fmt in shown) + " |\n")
     with open(path, "w") as out:
         out.write(f.getvalue())
+
+
+def finite(v):
+    """V, or NaN (a gap in a line plot) when it is missing or infinite."""
+    return v if v is not None and math.isfinite(v) else math.nan
 
 
 def file_name(*parts):
@@ -468,8 +535,9 @@ def plot(root, runs):
         if at:
             fig, ax = plt.subplots(figsize=(7, 4.5))
             for r in ([base] if base else []) + at:
-                n = len(r.sorted)
-                ax.step(r.sorted, [(i + 1) / n for i in range(n)], where="post", label=r.mode,
+                # Unfinished requests are off the right edge: the curve stops short of 1.
+                n, xs = len(r.sorted), [x for x in r.sorted if math.isfinite(x)]
+                ax.step(xs, [(i + 1) / n for i in range(len(xs))], where="post", label=r.mode,
                         color=colours[r.mode])
             if base:
                 ax.axvline(SLO_FACTOR * percentile(base.sorted, 50.0), color="grey",
@@ -485,14 +553,14 @@ def plot(root, runs):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
         for mode in modes:
             m = sorted((r for r in rs if r.mode == mode), key=lambda r: r.load)
-            a1.plot([r.load for r in m], [r.out.get("p99_ms") for r in m], marker="o", label=mode,
-                    color=colours[mode])
+            a1.plot([r.load for r in m], [finite(r.out.get("p99_ms")) for r in m], marker="o",
+                    label=mode, color=colours[mode])
             a2.plot([r.load for r in m], [r.out.get("be_norm_throughput") for r in m],
                     marker="o", label=mode, color=colours[mode])
         b = sorted((r for r in alone.values() if (r.lat, r.trace) == (lat, trace)),
                    key=lambda r: r.load)
         if b:
-            a1.plot([r.load for r in b], [r.out.get("p99_ms") for r in b], color="black",
+            a1.plot([r.load for r in b], [finite(r.out.get("p99_ms")) for r in b], color="black",
                     linestyle="--", label="alone")
         a1.set_xlabel("load")
         a1.set_ylabel("p99 latency (ms)")
@@ -510,7 +578,8 @@ def plot(root, runs):
         if r.trace != "bursty" or not series or not r.latencies:
             continue
         fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(10, 6))
-        a1.scatter(r.arrivals, r.latencies, s=3, color=colours[r.mode])
+        served = [(t, x) for t, x in zip(r.arrivals, r.latencies) if math.isfinite(x)]
+        a1.scatter([t for t, _ in served], [x for _, x in served], s=3, color=colours[r.mode])
         if r.out.get("slo_ms"):
             a1.axhline(r.out["slo_ms"], color="grey", linestyle=":", label="SLO")
             a1.legend(fontsize="small")

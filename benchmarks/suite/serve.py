@@ -21,7 +21,13 @@ warm-up).  If the tenant is idle it sleeps until the arrival; if it is busy
 the request waits its turn (open loop), so latency = done - arrival includes
 queueing.  Each request is synchronized before the next starts.  The CSV has
 one line per request: i,arrival_s,start_s,done_s,latency_ms (seconds from the
-clock's start).  The last line of standard output is a JSON summary.
+clock's start).  The line "serve.py: MODEL_bB ready, N requests" on standard
+error says the clock has started.  SIGTERM or SIGINT stops serving once the
+request in flight is done: the CSV is still written, the requests not served
+as unfinished (i,arrival_s,,,), and the checks still run (openloop.py).  The
+last line of standard output is a JSON summary; its percentiles are over the
+served requests, "unfinished" counts the others, "stopped_by" names the
+signal (null when the trace ran out).
 
 --calibrate N runs N requests back to back after warm-up, each synchronized,
 and reports the service time alone, for choosing an arrival rate, and the CPU
@@ -51,6 +57,8 @@ import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from betenant import stop_on_signals, stopped_by  # noqa: E402
+from openloop import latencies_ms, serve, write_csv  # noqa: E402
 from traffic import read_trace  # noqa: E402
 
 MODELS = ("resnet50", "bert", "gpt2")
@@ -238,35 +246,6 @@ MAKERS = {"resnet50": make_resnet50, "bert": make_bert, "gpt2": make_gpt2}
 
 # ---- serving
 
-def wait_until(due):
-    """Sleeps until DUE (perf_counter time); the last half millisecond is
-    spun, since sleep can overshoot by more than a fast request takes."""
-    while True:
-        left = due - time.perf_counter()
-        if left <= 0:
-            return
-        if left > 0.0005:
-            time.sleep(left - 0.0005)
-
-
-def serve(request, arrivals, out_path):
-    """Runs one request per arrival, open loop; returns the latencies (ms)."""
-    rows = []
-    start = time.perf_counter()
-    for i, arrival in enumerate(arrivals):
-        wait_until(start + arrival)
-        begun = time.perf_counter()
-        request(i)
-        torch.cuda.synchronize()
-        done = time.perf_counter()
-        rows.append((i, arrival, begun - start, done - start, (done - start - arrival) * 1e3))
-    with open(out_path, "w") as f:
-        f.write("i,arrival_s,start_s,done_s,latency_ms\n")
-        for r in rows:
-            f.write(f"{r[0]},{r[1]:.6f},{r[2]:.6f},{r[3]:.6f},{r[4]:.3f}\n")
-    return np.array([r[4] for r in rows])
-
-
 def calibrate(request, n):
     """Service and enqueue times (ms) of N back-to-back requests.  Enqueue
     time is how long the CPU takes to launch a request's work; when it is
@@ -328,6 +307,8 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("serve.py: error: no CUDA device", file=sys.stderr)
         return 2
+    # From here on a stop signal still leaves a CSV (the suite's cap, issue 6).
+    stop = stop_on_signals() if a.trace is not None else []
 
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False
@@ -342,7 +323,12 @@ def main(argv=None):
         print(f"serve.py: {name} ready, {count} requests",
               file=sys.stderr, flush=True)
         if a.trace is not None:
-            lat = serve(request, arrivals, a.out)
+            def request_synced(i):
+                request(i)
+                torch.cuda.synchronize()
+            rows = serve(request_synced, arrivals, stop)
+            write_csv(a.out, arrivals, rows)
+            lat = np.array(latencies_ms(rows))
         else:
             lat, enqueue = calibrate(request, a.calibrate)
         last = probe()
@@ -350,7 +336,9 @@ def main(argv=None):
         check = probe_check(first, last)
 
     if a.trace is not None:
-        summary = {"workload": name, "requests": len(lat)}
+        summary = {"workload": name, "requests": len(lat),
+                   "unfinished": len(arrivals) - len(lat),
+                   "stopped_by": stopped_by(stop) if stop else None}
         for q in (50, 90, 99):
             summary[f"p{q}_ms"] = round(float(np.percentile(lat, q)), 3) if len(lat) else None
         summary["max_ms"] = round(float(lat.max()), 3) if len(lat) else None
