@@ -64,7 +64,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
 		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
-		coloc_sched_latency_launch(l->fn);
+		coloc_sched_latency_launch(l->fn, l->stream, l->flavor);
 	}
 	if (l->config)
 		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);

@@ -4,10 +4,22 @@
  * Latency side.  Every launch bumps a generation counter and, when the
  * tenant was idle, marks it busy in its coordinator slot and wakes the
  * monitor thread (a system call only on the idle-to-busy edge, so a burst
- * of launches costs two atomic operations each).  The monitor waits for
- * the context to drain (cuCtxSynchronize, from its own thread: the
- * application's streams are untouched) and marks the tenant idle once no
- * launch came in meanwhile and COLOC_HOLD_US has passed since the last one.
+ * of launches costs two atomic operations each).  How the monitor decides
+ * that the tenant is idle again is COLOC_BUSY:
+ *
+ *   drain   (default) it waits for the context to drain (cuCtxSynchronize,
+ *           from its own thread: the application's streams are untouched)
+ *           and marks the tenant idle once no launch came in meanwhile.  A
+ *           tenant that keeps launching (a CPU-bound inference request)
+ *           stays busy from its first launch to its last kernel's end.
+ *   kernel  it polls the streams the tenant launched on (cuStreamQuery,
+ *           every 20 us) and marks it idle as soon as all are done and no
+ *           launch came in meanwhile: best-effort work runs in the gaps
+ *           between the latency tenant's kernels (Tally's rule).  A tenant
+ *           on the per-thread default stream, whose stream the monitor
+ *           cannot name, or on more than 16 streams, is handled as drain.
+ *
+ * Either way COLOC_HOLD_US must also have passed since the last launch.
  * The generation is checked again after the idle mark, so a launch racing
  * with it leaves the tenant busy.
  *
@@ -35,6 +47,9 @@
 #define MAX_DEVICES 32
 /* Between two waits for a latency context that is still receiving work. */
 #define SETTLE_PAUSE_NS 1000000u
+/* Between two polls of the latency tenant's streams (COLOC_BUSY=kernel). */
+#define POLL_PAUSE_NS 20000u
+#define MAX_STREAMS 16
 
 struct dev_state {
 	int ordinal;
@@ -43,6 +58,10 @@ struct dev_state {
 	struct coloc_tenant *self;
 	uint64_t gen;              /* latency launches so far */
 	uint64_t last_launch_ns;
+	/* COLOC_BUSY=kernel: the streams it launched on; appended under sched.lock. */
+	CUstream streams[MAX_STREAMS];
+	unsigned nstreams;
+	bool unnamed;              /* a launch on a stream the monitor cannot query */
 };
 
 static struct {
@@ -51,6 +70,7 @@ static struct {
 	struct dev_state *devs[MAX_DEVICES];
 	int monitor_started;
 	uint64_t hold_ns;
+	bool by_kernel;       /* COLOC_BUSY=kernel */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
 
 static __thread CUcontext cached_ctx;
@@ -188,7 +208,35 @@ static bool is_comm(CUfunction fn)
 	return comm;
 }
 
-void coloc_sched_latency_launch(CUfunction fn)
+/* Remembers a stream the latency tenant launched on, for COLOC_BUSY=kernel. */
+static void note_stream(struct dev_state *d, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	unsigned n = __atomic_load_n(&d->nstreams, __ATOMIC_ACQUIRE);
+
+	/* The per-thread default stream names the caller's own: not the monitor's to query. */
+	if (flavor == STREAM_PTDS && (!stream || stream == CU_STREAM_PER_THREAD)) {
+		__atomic_store_n(&d->unnamed, true, __ATOMIC_RELAXED);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (d->streams[i] == stream)
+			return;
+	pthread_mutex_lock(&sched.lock);
+	n = d->nstreams;
+	for (unsigned i = 0; i < n; i++)
+		if (d->streams[i] == stream)
+			goto out;
+	if (n == MAX_STREAMS) {
+		__atomic_store_n(&d->unnamed, true, __ATOMIC_RELAXED);
+	} else {
+		d->streams[n] = stream;
+		__atomic_store_n(&d->nstreams, n + 1, __ATOMIC_RELEASE);
+	}
+out:
+	pthread_mutex_unlock(&sched.lock);
+}
+
+void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
 {
 	struct dev_state *d = current_dev();
 
@@ -196,6 +244,8 @@ void coloc_sched_latency_launch(CUfunction fn)
 		return;
 	if (coloc_cfg.policy == COLOC_POLICY_FILL && is_comm(fn))
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
+	if (sched.by_kernel)
+		note_stream(d, stream, flavor);
 	__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
@@ -212,15 +262,36 @@ void coloc_sched_latency_launch(CUfunction fn)
 	pthread_mutex_unlock(&sched.lock);
 }
 
+/*
+ * COLOC_BUSY=kernel: true when every stream the tenant launched on is done.
+ * A stream that went away (destroyed) answers with an error: done.
+ */
+static bool streams_done(struct dev_state *d)
+{
+	unsigned n = __atomic_load_n(&d->nstreams, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < n; i++)
+		if (REAL(cuStreamQuery)(d->streams[i]) == CUDA_ERROR_NOT_READY)
+			return false;
+	return true;
+}
+
 /* Waits for a busy device's work to drain; marks it idle when nothing new came. */
 static void settle(struct dev_state *d)
 {
 	uint64_t gen = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST), last;
+	bool poll = sched.by_kernel && !__atomic_load_n(&d->unnamed, __ATOMIC_RELAXED);
 
-	if (REAL(cuCtxSetCurrent)(d->ctx) == CUDA_SUCCESS)
-		REAL(cuCtxSynchronize)();
-	else
+	if (REAL(cuCtxSetCurrent)(d->ctx) != CUDA_SUCCESS) {
 		sleep_ns(50000); /* the context went away: the tenant is idle once the hold ends */
+	} else if (poll) {
+		if (!streams_done(d)) {
+			sleep_ns(POLL_PAUSE_NS);
+			return;
+		}
+	} else {
+		REAL(cuCtxSynchronize)();
+	}
 	last = __atomic_load_n(&d->last_launch_ns, __ATOMIC_RELAXED);
 	if (now_ns() < last + sched.hold_ns) {
 		sleep_ns(last + sched.hold_ns - now_ns());
@@ -232,7 +303,7 @@ static void settle(struct dev_state *d)
 		 * context synchronization takes the driver's locks the launching
 		 * thread needs; back to back they cost every launch microseconds.
 		 */
-		sleep_ns(SETTLE_PAUSE_NS);
+		sleep_ns(poll ? POLL_PAUSE_NS : SETTLE_PAUSE_NS);
 		return;
 	}
 	__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
@@ -407,7 +478,17 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void sched_init(void)
 {
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
+	const char *busy = getenv("COLOC_BUSY");
 
+	if (busy && *busy && strcmp(busy, "drain") != 0) {
+		if (strcmp(busy, "kernel") == 0) {
+			sched.by_kernel = true;
+		} else {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_BUSY='%s' is neither 'drain' nor 'kernel'; "
+				  "colocc is off", busy);
+			coloc_cfg.disabled = true;
+		}
+	}
 	if (hold && *hold)
 		sched.hold_ns = strtoull(hold, NULL, 10) * 1000u;
 	if (depth && *depth) {

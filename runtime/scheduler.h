@@ -19,10 +19,11 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
 /* ---- sched.c */
 
 /*
- * A latency tenant is about to launch `fn` on the current context.  Under
- * policy fill, its communication kernels (NCCL's) do not make it busy.
+ * A latency tenant is about to launch `fn` on `stream` of the current
+ * context.  Under policy fill, its communication kernels (NCCL's) do not
+ * make it busy.
  */
-void coloc_sched_latency_launch(CUfunction fn);
+void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
 /*
  * Around each best-effort kernel or slice put on `stream`: begin waits
  * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier

@@ -11,6 +11,9 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         kernel: it does not count as busy, no wait (< 150 ms)
   hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=600000
         keeps it busy after its launch: the best-effort tenant waits (>= 300 ms)
+  kernel  COLOC_BUSY=kernel: the latency tenant's kernel takes 400 ms and the
+        process lives 1.5 s more; the best-effort tenant, 100 ms in, waits for
+        the kernel (>= 200 ms) but not for the process (< 1 s)
   preempt  the best-effort tenant's persistent kernel would run 20 s
         (COLOC_FAKE_PTB_STOP_AFTER=3, COLOC_FAKE_RESIDENT_US); a latency tenant
         busy for 300 ms from 150 ms on must get it stopped, and the end of its
@@ -84,12 +87,14 @@ if mode.startswith("preempt"):
     sys.exit(0 if took < 3 and be.returncode == 0 else 1)
 
 latency = None
-if mode in ("gate", "kill", "fill", "hold"):
-    busy_us = {"kill": 20000000, "hold": 0}.get(mode, 600000)
+if mode in ("gate", "kill", "fill", "hold", "kernel"):
+    busy_us = {"kill": 20000000, "hold": 0, "kernel": 400000}.get(mode, 600000)
     args = {"gate": [app, ptx], "kill": [app, "--sleep-ms=30000", ptx],
             "fill": [app, "--kernel=ncclDevKernel_AllReduce_Sum_f32", ptx],
-            "hold": [app, "--sleep-ms=1500", ptx]}[mode]
+            "hold": [app, "--sleep-ms=1500", ptx], "kernel": [app, "--sleep-ms=1500", ptx]}[mode]
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us))
+    if mode == "kernel":
+        lat_env["COLOC_BUSY"] = "kernel"
     if mode == "fill":
         lat_env["COLOC_POLICY"] = "fill"
     if mode == "hold":
@@ -115,6 +120,10 @@ if mode == "be-only":
 took = best_effort()
 if mode in ("gate", "hold"):
     print("waited:", "yes" if took >= 300 else f"NO ({took} ms)")
+    latency.wait()
+elif mode == "kernel":
+    print("waited for the kernel:", "yes" if took >= 200 else f"NO ({took} ms)")
+    print("waited for the process:", "no" if took < 1000 else f"YES ({took} ms)")
     latency.wait()
 else:
     print("waited:", "no" if took < 150 else f"YES ({took} ms)")

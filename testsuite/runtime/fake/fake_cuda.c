@@ -106,7 +106,9 @@
  *   cuStreamCreateWithPriority flags=F priority=P stream=S
  *   cuStreamDestroy_v2 stream=S
  *   cuStreamSynchronize stream=S                          also _ptsz
- *   cuStreamQuery stream=S                                also _ptsz
+ *   cuStreamQuery stream=S                                also _ptsz; error=CUDA_ERROR_NOT_READY
+ *                                                         while the GPU is busy (one time line for
+ *                                                         all streams) or a resident kernel is on S
  *   cuStreamIsCapturing stream=S capturing=0|1            also _ptsz; 1 while
  *                                                         COLOC_FAKE_CAPTURING=1
  *   cuStreamWaitEvent stream=S event=E flags=F            also _ptsz
@@ -1227,7 +1229,8 @@ CUresult cuStreamDestroy_v2(CUstream stream)
 }
 
 /* Synchronize and query: log the stream, nothing is ever pending. */
-static CUresult stream_wait(const char *name, CUstream stream)
+/* Logs a call on `stream`; `query`: CUDA_ERROR_NOT_READY while the GPU is busy. */
+static CUresult stream_call(const char *name, CUstream stream, bool query)
 {
 	struct coloc_buf line;
 	CUresult rc, found;
@@ -1236,7 +1239,15 @@ static CUresult stream_wait(const char *name, CUstream stream)
 	found = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
+	/* fake_begin holds the lock. */
+	if (rc == CUDA_SUCCESS && query && (now_ns() < fake.busy_until_ns || fake_resident_on(stream)))
+		rc = CUDA_ERROR_NOT_READY;
 	return fake_end(&line, rc);
+}
+
+static CUresult stream_wait(const char *name, CUstream stream)
+{
+	return stream_call(name, stream, false);
 }
 
 CUresult cuStreamSynchronize(CUstream stream)
@@ -1251,12 +1262,12 @@ CUresult cuStreamSynchronize_ptsz(CUstream stream)
 
 CUresult cuStreamQuery(CUstream stream)
 {
-	return stream_wait(__func__, stream);
+	return stream_call(__func__, stream, true);
 }
 
 CUresult cuStreamQuery_ptsz(CUstream stream)
 {
-	return stream_wait(__func__, stream);
+	return stream_call(__func__, stream, true);
 }
 
 /* No stream is ever captured, unless COLOC_FAKE_CAPTURING=1 says all are. */
