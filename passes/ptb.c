@@ -59,8 +59,8 @@
  * 0 it points to a u32 in mapped host memory that the CPU clears with a
  * plain store when it clears the word: a pause longer than 1 ms reads it
  * every 1 ms (such reads cost up to hundreds of microseconds, DESIGN.md), and
- * when it is clear the parker goes on, reading it before each block, until
- * the word's clear arrives.  That write can wait in a hardware queue behind
+ * while it is clear the parker goes on taking blocks, looking at it again
+ * every 1 ms, until the word's clear arrives.  That write can wait in a hardware queue behind
  * the stopped kernel's successors when streams share one (as under MPS),
  * and the kernel would otherwise wait for it forever.  At the end its leader waits until done
  * reaches the grid, so that the launch's stream moves on only when every
@@ -216,16 +216,17 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "@!__coloc_leader bra __coloc_taken;\n"
 		    /*
 		     * Stopped: the stop word is set.  The parker pauses then, until
-		     * the word is clear or every block is done; a pause longer than
-		     * 1 ms also looks at the host copy every 1 ms (a read of mapped
+		     * the word is clear or every block is done; from 1 ms into a
+		     * pause it also reads the host copy every 1 ms (a read of mapped
 		     * host memory can take hundreds of microseconds): clear there, the
-		     * word's clear is late, and the parker takes blocks on, reading
-		     * the host copy before each, until the word is clear.
+		     * word's clear is late, and the parker takes blocks on, looking at
+		     * the host copy again every 1 ms, until the word is clear.
 		     */
 		    "__coloc_poll:\n"
 		    "ld.volatile.global.u32 __coloc_t, [__coloc_stopp];\n"
 		    "setp.ne.u32 __coloc_stopped, __coloc_t, 0;\n"
 		    "@!__coloc_stopped mov.pred __coloc_hostclear, 0;\n"
+		    "@!__coloc_stopped mov.pred __coloc_paused, 0;\n"
 		    "and.pred __coloc_pause, __coloc_stopped, __coloc_parker;\n"
 		    "@!__coloc_pause bra __coloc_take;\n"
 		    "%s"
@@ -236,24 +237,24 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "mov.pred __coloc_paused, 1;\n"
 		    "sub.u64 __coloc_host, __coloc_now, __coloc_since;\n"
 		    "setp.lt.u64 __coloc_pause, __coloc_host, 1000000;\n"
-		    "and.pred __coloc_pause, __coloc_pause, !__coloc_hostclear;\n"
-		    "@__coloc_pause bra __coloc_sleep;\n"
+		    "@!__coloc_pause bra __coloc_look;\n"
+		    /* Within 1 ms of the last look: go by what the host copy said. */
+		    "@__coloc_hostclear mov.pred __coloc_stopped, 0;\n"
+		    "@__coloc_hostclear bra __coloc_take;\n"
+		    "bra __coloc_sleep;\n"
+		    "__coloc_look:\n"
 		    "mov.u64 __coloc_since, __coloc_now;\n"
 		    "ld.volatile.global.u64 __coloc_host, [__coloc_stopp+8];\n"
 		    "mov.u32 __coloc_t, 1;\n"
 		    "setp.ne.u64 __coloc_pause, __coloc_host, 0;\n"
 		    "@__coloc_pause ld.volatile.global.u32 __coloc_t, [__coloc_host];\n"
-		    "setp.ne.u32 __coloc_pause, __coloc_t, 0;\n"
-		    "@__coloc_pause bra __coloc_sleep;\n"
-		    "mov.pred __coloc_hostclear, 1;\n"
-		    "mov.pred __coloc_stopped, 0;\n"
-		    "bra __coloc_take;\n"
+		    "setp.eq.u32 __coloc_hostclear, __coloc_t, 0;\n"
+		    "@__coloc_hostclear mov.pred __coloc_stopped, 0;\n"
+		    "@__coloc_hostclear bra __coloc_take;\n"
 		    "__coloc_sleep:\n"
-		    "mov.pred __coloc_hostclear, 0;\n"
 		    "%s"
 		    "bra __coloc_poll;\n"
 		    "__coloc_take:\n"
-		    "mov.pred __coloc_paused, 0;\n"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
 		    "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
 		    "%s"

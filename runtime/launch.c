@@ -381,7 +381,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	struct coloc_kernel_fns *fns;
 	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0 };
 	struct coloc_probe *probe = NULL;
-	const char *why = NULL;
+	const char *why = NULL, *ptb_off = NULL;
 	char *name = NULL;
 	unsigned forms = 0, units = 0;
 	CUresult rc;
@@ -421,13 +421,18 @@ static CUresult launch_best_effort(const struct launch *l)
 	if (!fns)
 		why = !k ? (m->failed ? m->failed : "the kernel is not in its module's PTX") :
 		      k->refused[VARIANT_PTB] ? k->refused[VARIANT_PTB] : "its variants are missing";
-	if (fns && fns->fn[VARIANT_PTB] && coloc_cfg.form != COLOC_FORM_SLICE)
-		forms |= 1u << VARIANT_PTB;
+	if (fns && fns->fn[VARIANT_PTB] && coloc_cfg.form != COLOC_FORM_SLICE) {
+		if (coloc_ptb_usable())
+			forms |= 1u << VARIANT_PTB;
+		else
+			ptb_off = "persistent kernels are off in this context (its streams share a "
+				  "hardware queue with colocc's stop stream)";
+	}
 	if (fns && fns->fn[VARIANT_SLICE] && coloc_cfg.form != COLOC_FORM_PTB)
 		forms |= 1u << VARIANT_SLICE;
 	if (fns && !forms)
 		why = coloc_cfg.form == COLOC_FORM_SLICE ? k->refused[VARIANT_SLICE] :
-							   k->refused[VARIANT_PTB];
+		      ptb_off ? ptb_off : k->refused[VARIANT_PTB];
 	coloc_profile_choose(m, name, l->grid, l->block, l->shmem, forms, &run, &probe);
 	if (!forms) {
 		rc = fallback(l, k, name, why ? why : "no preemptible form", probe);

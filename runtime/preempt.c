@@ -76,6 +76,7 @@ struct ctx_state {
 	uint32_t *host;         /* mapped host memory: [0] the stop's host copy; from byte 64,
 				   control block headers read back; NULL: none */
 	bool readback_busy;     /* a read back did not land by its deadline */
+	bool shared_queue;      /* so the stop stream waits behind this context's work */
 	uint64_t ring_next;
 	CUstream stop_stream, helper_stream;
 	CUevent helpers_done;   /* recorded after the last helpers */
@@ -315,6 +316,21 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool coloc_ptb_usable(void)
+{
+	CUcontext ctx = NULL;
+	bool usable = true;
+
+	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+		return true;
+	pthread_mutex_lock(&pre.lock);
+	for (struct ctx_state *s = pre.list; s; s = s->next)
+		if (s->ctx == ctx)
+			usable = !__atomic_load_n(&s->shared_queue, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&pre.lock);
+	return usable;
+}
+
 /* ---- the watcher */
 
 /* Sets (1) or clears (0) the stop: the host copy at once, the word through the stop stream. */
@@ -393,6 +409,19 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 				left = true;
 		}
 	} while (left && now_ns() < deadline);
+	/*
+	 * The stop stream's read back waited past the deadline behind a
+	 * stopped kernel: the context's streams share a hardware queue with it.
+	 * Helpers would wait there too, and the stop itself lands late; the
+	 * context's later launches take other forms (coloc_ptb_usable).
+	 */
+	if (any && !read && s->readback_busy && !s->shared_queue) {
+		s->shared_queue = true;
+		coloc_log(COLOC_LOG_WARN, "preemption: colocc's stop stream waits behind this "
+			  "context's own work (its streams share a hardware queue, as under MPS or with "
+			  "CUDA_DEVICE_MAX_CONNECTIONS=1): its kernels no longer run persistent; a "
+			  "stopped one goes on with one worker");
+	}
 	pthread_mutex_unlock(&s->lock);
 	if (any && s->self) {
 		uint64_t now = now_ns(), us = now > edge_ns ? (now - edge_ns) / 1000u : 0;

@@ -70,6 +70,13 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
 		   size_t packed_size, size_t park_offset, size_t base_offset);
 
+/*
+ * False once a stop found that the current context's streams share a
+ * hardware queue with colocc's stop stream: persistent launches there could
+ * not be stopped and resumed in time, so later ones take other forms.
+ */
+bool coloc_ptb_usable(void);
+
 /* ---- profile.c: which form each (kernel, geometry) runs in */
 
 #define FORM_ORIGINAL (-1)

@@ -27,6 +27,10 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         on by itself once the stop is cleared (< 3 s in all)
   preempt-nohost  as preempt, without mapped host memory for the stop's host
         copy (COLOC_FAKE_NO_HOST_ALLOC=1): the stop word alone still works
+  preempt-shared  as preempt, but every stream shares one hardware queue with
+        the kernel (COLOC_FAKE_SHARED_QUEUE=1), which takes 1.2 s: the stop's
+        read back misses its deadline, and the tenant's next launch (after
+        synchronizing) takes another form than persistent (< 3 s in all)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -62,9 +66,13 @@ if mode.startswith("preempt"):
         be_env.update(COLOC_FAKE_NO_HELPERS="1", COLOC_FAKE_RESIDENT_US="1500000")
     if mode == "preempt-nohost":
         be_env["COLOC_FAKE_NO_HOST_ALLOC"] = "1"
+    be_args = ["--grid=16,1,1", "--sleep-ms=1000"]
+    if mode == "preempt-shared":
+        be_env.update(COLOC_FAKE_SHARED_QUEUE="1", COLOC_FAKE_RESIDENT_US="1200000",
+                      COLOC_LOG="warn")
+        be_args = ["--grid=16,1,1", "--repeat=2", "--sync-each"]
     start = time.time()
-    be = subprocess.Popen([app, "--grid=16,1,1", "--sleep-ms=1000", ptx], env=be_env,
-                          stdout=subprocess.PIPE, text=True)
+    be = subprocess.Popen([app] + be_args + [ptx], env=be_env, stdout=subprocess.PIPE, text=True)
     time.sleep(0.15)
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="300000")
     lat_env.pop("COLOC_FAKE_LOG", None)

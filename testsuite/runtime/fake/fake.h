@@ -160,6 +160,8 @@ void fake_progress(void);
 unsigned fake_resident_on(CUstream stream);
 /* Whether resident kernel `id` is still live; under the lock. */
 bool fake_resident_live(unsigned id);
+/* Whether any resident kernel is live; under the lock. */
+bool fake_resident_any(void);
 /*
  * After a synchronization call's log line: waits, unlocked, until no resident
  * kernel of `stream` (all of them when `all`) or `id` (when not 0) is live.

@@ -41,6 +41,8 @@
  *   COLOC_FAKE_NO_HELPERS=1     ptb launches with park = 0 fail with
  *                               CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (helpers that cannot run)
  *   COLOC_FAKE_NO_HOST_ALLOC=1  cuMemHostAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
+ *   COLOC_FAKE_SHARED_QUEUE=1   every stream shares one hardware queue with the resident
+ *                               kernels: cuStreamQuery on any stream is NOT_READY while one lives
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
  *                               cuEventSynchronize return only when it is idle
@@ -1232,6 +1234,7 @@ CUresult cuStreamDestroy_v2(CUstream stream)
 /* Logs a call on `stream`; `query`: CUDA_ERROR_NOT_READY while the GPU is busy. */
 static CUresult stream_call(const char *name, CUstream stream, bool query)
 {
+	const char *shared = getenv("COLOC_FAKE_SHARED_QUEUE");
 	struct coloc_buf line;
 	CUresult rc, found;
 
@@ -1240,7 +1243,9 @@ static CUresult stream_call(const char *name, CUstream stream, bool query)
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
 	/* fake_begin holds the lock. */
-	if (rc == CUDA_SUCCESS && query && (now_ns() < fake.busy_until_ns || fake_resident_on(stream)))
+	if (rc == CUDA_SUCCESS && query &&
+	    (now_ns() < fake.busy_until_ns || fake_resident_on(stream) ||
+	     (shared && strcmp(shared, "1") == 0 && fake_resident_any())))
 		rc = CUDA_ERROR_NOT_READY;
 	return fake_end(&line, rc);
 }
@@ -1809,6 +1814,14 @@ unsigned fake_resident_on(CUstream stream)
 		if (resident[i].live && resident[i].stream == stream && resident[i].id > id)
 			id = resident[i].id;
 	return id;
+}
+
+bool fake_resident_any(void)
+{
+	for (unsigned i = 0; i < MAX_RESIDENT; i++)
+		if (resident[i].live)
+			return true;
+	return false;
 }
 
 bool fake_resident_live(unsigned id)
