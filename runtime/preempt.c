@@ -92,6 +92,7 @@ static struct {
 	struct ctx_state *list;
 	struct coloc_segment *watched[32];
 	unsigned nwatched;
+	bool one_queue;       /* CUDA_DEVICE_MAX_CONNECTIONS=1: no persistent forms at all */
 } pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -321,6 +322,15 @@ bool coloc_ptb_usable(void)
 	CUcontext ctx = NULL;
 	bool usable = true;
 
+	if (pre.one_queue) {
+		static int said;
+
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			coloc_log(COLOC_LOG_WARN, "preemption: CUDA_DEVICE_MAX_CONNECTIONS=1 puts every "
+				  "stream of a context in one hardware queue with colocc's: no kernel "
+				  "runs persistent");
+		return false;
+	}
 	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
 		return true;
 	pthread_mutex_lock(&pre.lock);
@@ -381,6 +391,14 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		s->seg = NULL;
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_DEBUG, "preemption: context gone; its watcher stops");
+		return;
+	}
+	if (s->shared_queue) {
+		/*
+		 * Its stops land late and its helpers cannot run: a persistent
+		 * kernel still in flight runs to its end rather than on one worker.
+		 */
+		pthread_mutex_unlock(&s->lock);
 		return;
 	}
 	if (stop_set(s, 1) != CUDA_SUCCESS) { /* a stop needs the word set too */
@@ -545,5 +563,9 @@ static void after_fork_child(void)
 
 __attribute__((constructor)) static void preempt_init(void)
 {
+	const char *c = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+
+	/* One hardware queue per context: every stream shares it with colocc's. */
+	pre.one_queue = c && strtol(c, NULL, 10) == 1;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
