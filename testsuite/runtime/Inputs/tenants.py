@@ -28,9 +28,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
   preempt-nohost  as preempt, without mapped host memory for the stop's host
         copy (COLOC_FAKE_NO_HOST_ALLOC=1): the stop word alone still works
   preempt-shared  as preempt, but every stream shares one hardware queue with
-        the kernel (COLOC_FAKE_SHARED_QUEUE=1), which takes 1.2 s: the stop's
-        read back misses its deadline, and the tenant's next launch (after
-        synchronizing) takes another form than persistent (< 3 s in all)
+        the kernel (COLOC_FAKE_SHARED_QUEUE=1; no helper can run), which takes
+        1.5 s: the stop's read back misses its deadline; a second busy period of
+        the latency tenant does not stop the kernel again, and the tenant's
+        next launch (after synchronizing) takes another form than persistent
+        (< 3 s in all)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -68,8 +70,8 @@ if mode.startswith("preempt"):
         be_env["COLOC_FAKE_NO_HOST_ALLOC"] = "1"
     be_args = ["--grid=16,1,1", "--sleep-ms=1000"]
     if mode == "preempt-shared":
-        be_env.update(COLOC_FAKE_SHARED_QUEUE="1", COLOC_FAKE_RESIDENT_US="1200000",
-                      COLOC_LOG="warn")
+        be_env.update(COLOC_FAKE_SHARED_QUEUE="1", COLOC_FAKE_RESIDENT_US="1500000",
+                      COLOC_FAKE_NO_HELPERS="1", COLOC_LOG="warn")
         be_args = ["--grid=16,1,1", "--repeat=2", "--sync-each"]
     start = time.time()
     be = subprocess.Popen([app] + be_args + [ptx], env=be_env, stdout=subprocess.PIPE, text=True)
@@ -86,6 +88,9 @@ if mode.startswith("preempt"):
         print("latency tenant killed")
     else:
         subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
+        if mode == "preempt-shared":
+            time.sleep(0.1)
+            subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
     time.sleep(0.3)
     status("stopped-and-resumed")
     out = be.communicate(timeout=60)[0]
