@@ -262,3 +262,49 @@ void coloc_coord_mem_view(struct coloc_segment *s, struct coloc_tenant *t, uint6
 	*budget = s->mem_budget;
 	pthread_mutex_unlock(&s->lock);
 }
+
+/* ---- the discard protocol (discard.c): requests and acknowledgements */
+
+int coloc_coord_request_discard(struct coloc_segment *s, pid_t pid, uint64_t bytes, uint32_t *seq)
+{
+	int rc;
+
+	seg_lock(s);
+	rc = coloc_tenant_post_discard_locked(s, pid, bytes, seq);
+	pthread_mutex_unlock(&s->lock);
+	if (rc == 0)
+		coloc_coord_signal(s); /* the tenant's callback thread sleeps on the epoch */
+	return rc;
+}
+
+int coloc_coord_discard_ack(struct coloc_segment *s, struct coloc_tenant *t, uint32_t seq,
+			    uint64_t freed)
+{
+	struct timespec now;
+	uint64_t ns;
+
+	seg_lock(s);
+	/* Sequences wrap: `seq` is newer than the last acknowledgement or it is old news. */
+	if ((int32_t)(seq - t->discard_ack) <= 0) {
+		pthread_mutex_unlock(&s->lock);
+		return -EALREADY;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec - t->discard_req_ns;
+	t->discard_us[t->discards % COLOC_DISCARD_SAMPLES] =
+		ns / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000u);
+	t->discard_ns_total += ns;
+	t->discard_freed = freed;
+	t->discards++;
+	/*
+	 * Requests posted after the tenant looked stay outstanding; what they
+	 * want cannot be told apart from what the handled ones wanted, so the
+	 * sum stays: more than they asked, never less.
+	 */
+	if (t->discard_req == seq)
+		__atomic_store_n(&t->discard_bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->discard_ack, seq, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+	coloc_coord_signal(s); /* a requester may wait for the reply */
+	return 0;
+}

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 3
+#define COLOC_SEGMENT_VERSION 4
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -58,6 +58,30 @@ struct coloc_tenant {
 #define COLOC_TURN_SAMPLES 256
 	uint64_t turn_count;
 	uint32_t turn_us[COLOC_TURN_SAMPLES];
+	/*
+	 * Best-effort: the discard protocol (include/coloc/discard.h).  A
+	 * requester bumps discard_req under the lock; the tenant sets
+	 * discard_ack, also under it, to the last request it handled.  A
+	 * request is outstanding while the two differ.  `phase` and `unit` are
+	 * written by the tenant alone.
+	 */
+	uint32_t discard_req;
+	uint32_t discard_ack;
+	uint32_t phase;          /* enum coloc_phase */
+	uint32_t pad2;
+	uint64_t unit;           /* the caller's id of the current (or last) unit */
+	uint64_t discard_bytes;  /* what the outstanding requests want back; 0: all it can */
+	/*
+	 * When the oldest outstanding request was posted (CLOCK_MONOTONIC);
+	 * requests posted while one is outstanding keep it, so that their
+	 * latency is counted from the earlier one's, never less.
+	 */
+	uint64_t discard_req_ns;
+	uint64_t discard_freed;  /* what the tenant said it freed at its last acknowledgement */
+	uint64_t discards;       /* acknowledgements */
+	uint64_t discard_ns_total; /* request to acknowledgement, summed over them */
+#define COLOC_DISCARD_SAMPLES 64
+	uint32_t discard_us[COLOC_DISCARD_SAMPLES]; /* the last ones', in microseconds */
 };
 
 struct coloc_segment {
@@ -101,6 +125,24 @@ void coloc_coord_mem_refund(struct coloc_segment *s, struct coloc_tenant *t, uin
 /* What tenant `t` may still allocate (*room) and the budget, 0 when none is set yet. */
 void coloc_coord_mem_view(struct coloc_segment *s, struct coloc_tenant *t, uint64_t *room,
 			  uint64_t *budget);
+
+/*
+ * Posts a discard request to the best-effort tenant `pid` of `s` (under the
+ * lock; tenant.c, shared with colocctl): `bytes` are added to what its
+ * outstanding requests want.  0 and the request's sequence in *seq (NULL
+ * allowed); -ESRCH when no live tenant has that pid, -EPERM when it is not
+ * best-effort.  The caller then wakes the segment's sleepers.
+ */
+int coloc_tenant_post_discard_locked(struct coloc_segment *s, pid_t pid, uint64_t bytes,
+				     uint32_t *seq);
+/* The same, taking the lock and waking the tenant; the memory handover's way in. */
+int coloc_coord_request_discard(struct coloc_segment *s, pid_t pid, uint64_t bytes, uint32_t *seq);
+/*
+ * Tenant `t` acknowledges the requests up to `seq`, having freed `freed`
+ * bytes; -EALREADY when `seq` was acknowledged already.
+ */
+int coloc_coord_discard_ack(struct coloc_segment *s, struct coloc_tenant *t, uint32_t seq,
+			    uint64_t freed);
 
 /* The process's start time in clock ticks since boot, or 0 when it is gone. */
 uint64_t coloc_process_start(pid_t pid);

@@ -1,7 +1,8 @@
 /*
- * Whether a coordinator slot still names its process: the pid and the
- * process's start time must both match, so a reused pid is not taken for
- * the tenant that died.  Shared by libcoloc and colocctl.
+ * What libcoloc and colocctl both do to a coordinator slot: tell whether it
+ * still names its process (the pid and the process's start time must both
+ * match, so a reused pid is not taken for the tenant that died), and post a
+ * discard request to it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,8 +10,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "coloc.h"
 #include "coord.h"
 
 uint64_t coloc_process_start(pid_t pid)
@@ -49,4 +52,33 @@ int coloc_tenant_alive(const struct coloc_tenant *t)
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return 0;
 	return coloc_process_start(pid) == t->start_time;
+}
+
+int coloc_tenant_post_discard_locked(struct coloc_segment *s, pid_t pid, uint64_t bytes,
+				     uint32_t *seq)
+{
+	struct timespec now;
+
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		struct coloc_tenant *t = &s->tenants[i];
+
+		if (t->pid != pid || !coloc_tenant_alive(t))
+			continue;
+		if (t->role != COLOC_ROLE_BEST_EFFORT)
+			return -EPERM;
+		/* Bytes and time are written before the sequence that publishes them. */
+		if (__atomic_load_n(&t->discard_req, __ATOMIC_ACQUIRE) == t->discard_ack) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			t->discard_req_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+		} else {
+			bytes = bytes > UINT64_MAX - t->discard_bytes ? UINT64_MAX :
+								       bytes + t->discard_bytes;
+		}
+		__atomic_store_n(&t->discard_bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->discard_req, 1, __ATOMIC_RELEASE);
+		if (seq)
+			*seq = t->discard_req;
+		return 0;
+	}
+	return -ESRCH;
 }

@@ -43,6 +43,7 @@ config.substitutions.append(("%libcoloc", os.path.join(config.colocc_obj_root, "
 config.substitutions.append(("%fakedir", os.path.join(rt, "fake")))
 config.substitutions.append(("%rt_app", os.path.join(rt, "coloc_rt_app")))
 config.substitutions.append(("%mem_app", os.path.join(rt, "coloc_mem_app")))
+config.substitutions.append(("%discard_app", os.path.join(rt, "coloc_discard_app")))
 # A program under libcoloc on the fake driver, with nothing inherited from the caller's
 # COLOC_* settings; tests add COLOC_FAKE_LOG, COLOC_ROLE and the rest.
 # Coordinator segments go to the build's own directory (tests may name another), so that
@@ -73,7 +74,22 @@ def has_gpu():
         return False
 
 
+def torch_python():
+    """A Python that has PyTorch (CPU is enough), for the discard trainer's test."""
+    for python in dict.fromkeys([py, shutil.which("python3"), "/usr/bin/python3"]):
+        if python and os.path.exists(python) and subprocess.run(
+                [python, "-c", "import importlib.util, sys; "
+                 "sys.exit(importlib.util.find_spec('torch') is None)"],
+                capture_output=True, timeout=30).returncode == 0:
+            return python
+    return None
+
+
 if has_gpu():
     config.available_features.add("cuda-gpu")
+torch_py = torch_python()
+if torch_py:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch-python", torch_py))
 if config.sanitized:
     config.available_features.add("sanitized")

@@ -4,6 +4,7 @@
  *
  *   colocctl status [--run-dir DIR]   one table per GPU
  *   colocctl reap [--run-dir DIR]     frees the slots of tenants that died
+ *   colocctl discard PID [BYTES]      asks a best-effort tenant for memory
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,13 +19,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "coloc/discard.h"
 #include "coloc/version.h"
 #include "coord.h"
 
 static const char usage[] =
-	"usage: colocctl [--run-dir DIR] COMMAND\n"
+	"usage: colocctl [--run-dir DIR] COMMAND [ARGUMENT...]\n"
 	"\n"
 	"commands:\n"
 	"  status    tenants of each GPU: role, state, kernels, launches by form,\n"
@@ -34,8 +37,17 @@ static const char usage[] =
 	"            preemptible, or original within the turnaround bound),\n"
 	"            preemptions of running persistent kernels, helpers that resumed\n"
 	"            them, and the turnaround (latency tenant busy -> the kernels'\n"
-	"            workers gone) p50/p99 over the last 256\n"
+	"            workers gone) p50/p99 over the last 256; for best-effort tenants\n"
+	"            that mark their work (include/coloc/discard.h), the phase, the\n"
+	"            discard request outstanding, discards acknowledged and their\n"
+	"            latency (request -> acknowledgement) p50/p99 over the last 64\n"
 	"  reap      free the table slots of tenants whose process is gone\n"
+	"  discard PID [BYTES]\n"
+	"            post a discard request to best-effort tenant PID on every GPU it\n"
+	"            uses, for BYTES of device memory (default 0: all it can free);\n"
+	"            it throws its current unit of work away at its next check in\n"
+	"            phase compute and acknowledges (see status); requests posted\n"
+	"            before it acknowledges are handled together\n"
 	"\n"
 	"options:\n"
 	"  --run-dir DIR   where the coordinator segments are (default: COLOC_RUN_DIR,\n"
@@ -55,22 +67,74 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ", WHAT p50 X us, p99 Y us (last N)" of a ring of `cap` samples written `count` times. */
+static void print_percentiles(const char *what, const uint32_t *ring, uint64_t count, unsigned cap)
+{
+	uint32_t v[COLOC_TURN_SAMPLES];
+	uint64_t n = count < cap ? count : cap;
+
+	_Static_assert(COLOC_DISCARD_SAMPLES <= COLOC_TURN_SAMPLES, "v holds every ring");
+	if (!n)
+		return;
+	memcpy(v, ring, n * sizeof(v[0]));
+	qsort(v, n, sizeof(v[0]), cmp_u32);
+	printf(", %s p50 %" PRIu32 " us, p99 %" PRIu32 " us (last %" PRIu64 ")", what,
+	       v[(n - 1) / 2], v[(n - 1) * 99 / 100], n);
+}
+
 /* Preemptions and turnaround of a best-effort tenant, when it had any. */
 static void print_preemption(const struct coloc_tenant *t)
 {
-	uint32_t v[COLOC_TURN_SAMPLES];
-	uint64_t n = t->turn_count < COLOC_TURN_SAMPLES ? t->turn_count : COLOC_TURN_SAMPLES;
-
 	if (!t->counters[TC_PREEMPTIONS] && !t->counters[TC_HELPERS])
 		return;
 	printf("  %-8d preemptions %" PRIu64 ", helpers %" PRIu64, t->pid, t->counters[TC_PREEMPTIONS],
 	       t->counters[TC_HELPERS]);
-	if (n) {
-		memcpy(v, t->turn_us, n * sizeof(v[0]));
-		qsort(v, n, sizeof(v[0]), cmp_u32);
-		printf(", turnaround p50 %" PRIu32 " us, p99 %" PRIu32 " us (last %" PRIu64 ")",
-		       v[(n - 1) / 2], v[(n - 1) * 99 / 100], n);
+	print_percentiles("turnaround", t->turn_us, t->turn_count, COLOC_TURN_SAMPLES);
+	putchar('\n');
+}
+
+/* Bytes as MiB, or as bytes below one. */
+static void print_size(uint64_t bytes)
+{
+	if (bytes < 1048576)
+		printf("%" PRIu64 " bytes", bytes);
+	else
+		printf("%.1f MiB", (double)bytes / 1048576.0);
+}
+
+/* The discard protocol's state of a best-effort tenant that marks its work. */
+static void print_discard(const struct coloc_tenant *t)
+{
+	static const char *const phases[] = {
+		[COLOC_PHASE_NONE] = "none", [COLOC_PHASE_COMPUTE] = "compute",
+		[COLOC_PHASE_OPTIMIZER] = "optimizer", [COLOC_PHASE_COLLECTIVE] = "collective",
+	};
+	uint32_t req = __atomic_load_n(&t->discard_req, __ATOMIC_ACQUIRE);
+	uint32_t phase = __atomic_load_n(&t->phase, __ATOMIC_RELAXED);
+	struct timespec now;
+
+	if (!phase && !req && !t->discards)
+		return;
+	printf("  %-8d discard: phase %s", t->pid,
+	       phase < sizeof(phases) / sizeof(phases[0]) ? phases[phase] : "?");
+	if (phase)
+		printf(" (unit %" PRIu64 ")", t->unit);
+	if (req != t->discard_ack) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		printf(", request outstanding for %.1f ms (",
+		       ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)t->discard_req_ns) / 1e6);
+		if (t->discard_bytes)
+			print_size(t->discard_bytes);
+		printf("%s)", t->discard_bytes ? " wanted" : "all it can free");
+	} else {
+		printf(", no request outstanding");
 	}
+	printf("; %" PRIu64 " discards", t->discards);
+	if (t->discards) {
+		printf(", last freed ");
+		print_size(t->discard_freed);
+	}
+	print_percentiles("latency", t->discard_us, t->discards, COLOC_DISCARD_SAMPLES);
 	putchar('\n');
 }
 
@@ -136,16 +200,28 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		if (s->tenants[i].pid && s->tenants[i].role == 2) {
 			print_coverage(&s->tenants[i]);
 			print_preemption(&s->tenants[i]);
+			print_discard(&s->tenants[i]);
 		}
+}
+
+static void seg_lock(struct coloc_segment *s)
+{
+	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&s->lock); /* its owner died; the table is still whole */
+}
+
+/* Bumps the epoch and wakes every tenant's thread sleeping on it. */
+static void seg_signal(struct coloc_segment *s)
+{
+	__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &s->epoch, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
 static unsigned reap(struct coloc_segment *s)
 {
 	unsigned n = 0;
-	int rc = pthread_mutex_lock(&s->lock);
 
-	if (rc == EOWNERDEAD)
-		pthread_mutex_consistent(&s->lock);
+	seg_lock(s);
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
 		struct coloc_tenant *t = &s->tenants[i];
 
@@ -159,20 +235,42 @@ static unsigned reap(struct coloc_segment *s)
 	s->reaped += n;
 	pthread_mutex_unlock(&s->lock);
 	/* Best-effort tenants' watchers wake up and see the latency tenant gone. */
-	if (n) {
-		__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
-		syscall(SYS_futex, &s->epoch, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
-	}
+	if (n)
+		seg_signal(s);
 	return n;
+}
+
+/* Posts a discard request to `pid` in `s`; 1 when it is a tenant there, 0 when not, -1 on error. */
+static int discard(struct coloc_segment *s, pid_t pid, uint64_t bytes)
+{
+	uint32_t seq = 0;
+	int rc;
+
+	seg_lock(s);
+	rc = coloc_tenant_post_discard_locked(s, pid, bytes, &seq);
+	pthread_mutex_unlock(&s->lock);
+	if (rc == -ESRCH)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "colocctl: error: tenant %d of GPU %s is not a best-effort tenant\n",
+			(int)pid, s->gpu);
+		return -1;
+	}
+	seg_signal(s); /* the tenant's callback thread */
+	printf("GPU %s: discard request %" PRIu32 " posted to tenant %d (%" PRIu64 " bytes)\n",
+	       s->gpu, seq, (int)pid, bytes);
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	const char *dir = getenv("COLOC_RUN_DIR"), *cmd = NULL;
-	char prefix[64], path[4200];
+	const char *dir = getenv("COLOC_RUN_DIR"), *cmd = NULL, *args[2] = { NULL, NULL };
+	char prefix[64], path[4200], *end;
 	struct dirent *e;
-	unsigned found = 0;
-	int status = 0, writable;
+	unsigned found = 0, nargs = 0, posted = 0;
+	unsigned long long bytes = 0;
+	long pid = 0;
+	int status = 0, writable, is_discard;
 	DIR *d;
 
 	if (!dir || !*dir)
@@ -190,17 +288,38 @@ int main(int argc, char **argv)
 			dir = argv[i] + 10;
 		} else if (argv[i][0] != '-' && !cmd) {
 			cmd = argv[i];
+		} else if (argv[i][0] != '-' && nargs < 2) {
+			args[nargs++] = argv[i];
 		} else {
 			fprintf(stderr, "colocctl: error: unexpected argument '%s'\n%s", argv[i], usage);
 			return 2;
 		}
 	}
-	if (!cmd || (strcmp(cmd, "status") && strcmp(cmd, "reap"))) {
+	if (!cmd || (strcmp(cmd, "status") && strcmp(cmd, "reap") && strcmp(cmd, "discard"))) {
 		fprintf(stderr, "colocctl: error: %s%s%s\n%s", cmd ? "unknown command '" : "no command",
 			cmd ? cmd : "", cmd ? "'" : "", usage);
 		return 2;
 	}
-	writable = !strcmp(cmd, "reap");
+	is_discard = !strcmp(cmd, "discard");
+	if (is_discard && args[0]) {
+		errno = 0;
+		pid = strtol(args[0], &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX) {
+			fprintf(stderr, "colocctl: error: '%s' is not a process id\n", args[0]);
+			return 2;
+		}
+		if (args[1] && ((bytes = strtoull(args[1], &end, 10)), *end || errno ||
+				args[1][0] == '-')) {
+			fprintf(stderr, "colocctl: error: '%s' is not a number of bytes\n", args[1]);
+			return 2;
+		}
+	} else if (is_discard || nargs) {
+		fprintf(stderr, "colocctl: error: %s%s%s\n%s",
+			is_discard ? "discard needs a process id" : "unexpected argument '",
+			is_discard ? "" : args[0], is_discard ? "" : "'", usage);
+		return 2;
+	}
+	writable = !strcmp(cmd, "reap") || is_discard;
 	d = opendir(dir);
 	if (!d) {
 		fprintf(stderr, "colocctl: error: cannot read '%s': %s\n", dir, strerror(errno));
@@ -236,14 +355,25 @@ int main(int argc, char **argv)
 			continue;
 		}
 		found++;
-		if (writable)
+		if (is_discard) {
+			int rc = discard(s, (pid_t)pid, bytes);
+
+			if (rc < 0)
+				status = 1;
+			posted += rc > 0;
+		} else if (writable) {
 			reap(s);
-		else
+		} else {
 			print_segment(path, s);
+		}
 		munmap(s, sizeof(*s));
 	}
 	closedir(d);
 	if (!found)
 		printf("no colocc tenants have run on this machine (no segments in %s)\n", dir);
+	if (is_discard && !posted && !status) {
+		fprintf(stderr, "colocctl: error: no live tenant has process id %ld\n", pid);
+		status = 1;
+	}
 	return status;
 }
