@@ -440,9 +440,10 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 
 	/*
 	 * A long one (COLOC_FAKE_RESIDENT_US) stopped while resident: worker 0
-	 * parks, an event recorded after it stays pending, a helper (park 0)
-	 * takes nothing while the stop word is set and the rest once it is
-	 * clear; then the parker leaves and the event completes.
+	 * pauses, an event recorded after it stays pending, a helper (park 0)
+	 * takes nothing while the stop word is set; once it is clear worker 0
+	 * goes on, a helper takes the rest, the kernel ends and the event
+	 * completes.
 	 */
 	setenv("COLOC_FAKE_RESIDENT_US", "30000000", 1);
 	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
@@ -461,11 +462,16 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	EXPECT_RC(cuMemsetD32_v2(stop, 0, 1), CUDA_SUCCESS);
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	EXPECT(strstr(last_line(), " ran=7"), "the helper: %s", last_line());
+	EXPECT(log_has("gpu resident=2 fn=__coloc_ptb_add resumed"), "no resumed line");
 	EXPECT_RC(cuEventQuery(ev), CUDA_SUCCESS);
-	EXPECT(log_has("gpu resident=2 fn=__coloc_ptb_add unparked"), "no unparked line");
+	EXPECT(log_has("gpu resident=2 fn=__coloc_ptb_add finished ran=0"), "no finished line");
 	EXPECT_RC(cuEventSynchronize(ev), CUDA_SUCCESS);
 
-	/* Launched while the stop word is set: it parks at once and waits for its helper. */
+	/*
+	 * Launched while the stop word is set: it pauses at once; once the word
+	 * is clear worker 0 goes on by itself (its time is up at once here) and
+	 * a helper finds nothing left.
+	 */
 	park = 1;
 	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
 	EXPECT_RC(cuMemsetD32_v2(stop, 1, 1), CUDA_SUCCESS);
@@ -474,9 +480,26 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	EXPECT_RC(cuMemsetD32_v2(stop, 0, 1), CUDA_SUCCESS);
 	park = 0;
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
-	EXPECT(strstr(last_line(), " ran=10"), "its helper: %s", last_line());
+	EXPECT(strstr(last_line(), " ran=0"), "its helper: %s", last_line());
 	EXPECT_RC(cuCtxSynchronize(), CUDA_SUCCESS);
-	EXPECT(log_has("gpu resident=3 fn=__coloc_ptb_add unparked"), "no unparked line");
+	EXPECT(log_has("gpu resident=3 fn=__coloc_ptb_add resumed"), "no resumed line");
+	EXPECT(log_has("gpu resident=3 fn=__coloc_ptb_add finished ran=10"), "no finished line");
+
+	/*
+	 * Stopped and every block done by helpers while still paused (the
+	 * word's clear has not arrived): worker 0 leaves without going on.
+	 */
+	park = 1;
+	setenv("COLOC_FAKE_RESIDENT_US", "30000000", 1);
+	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
+	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	unsetenv("COLOC_FAKE_RESIDENT_US");
+	EXPECT(strstr(last_line(), " ran=3 resident=4"), "resident: %s", last_line());
+	EXPECT_RC(cuMemsetD32_v2(stop, 1, 1), CUDA_SUCCESS);
+	EXPECT_RC(cuMemsetD32_v2(ctl + 4, 10, 1), CUDA_SUCCESS); /* as if helpers did the rest */
+	EXPECT_RC(cuCtxSynchronize(), CUDA_SUCCESS);
+	EXPECT(log_has("gpu resident=4 fn=__coloc_ptb_add unparked"), "no unparked line");
+	EXPECT_RC(cuMemsetD32_v2(stop, 0, 1), CUDA_SUCCESS);
 	unsetenv("COLOC_FAKE_PTB_STOP_AFTER");
 
 	/* A control pointer outside device memory faults, as on the GPU. */
