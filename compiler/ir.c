@@ -353,6 +353,20 @@ int ptx_module_version(const struct ptx_module *m, unsigned *major, unsigned *mi
 	return -1;
 }
 
+int ptx_module_set_version(struct ptx_module *m, unsigned major, unsigned minor)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%u.%u", major, minor);
+	for (struct ptx_stmt *s = m->items.head; s; s = s->next) {
+		if (s->kind != PTX_STMT_VERSION || !s->u.dir.args)
+			continue;
+		s->u.dir.args->u.num.text = ptx_intern_cstr(m, text);
+		return s->u.dir.args->u.num.text ? 0 : -1;
+	}
+	return -1;
+}
+
 const char *ptx_module_target(const struct ptx_module *m)
 {
 	const struct ptx_stmt *s;

@@ -399,6 +399,8 @@ unsigned ptx_module_verify(const struct ptx_module *m, struct coloc_diag *diag);
 /* Helpers for analyses and passes. */
 bool ptx_insn_has_mod(const struct ptx_insn *insn, const char *mod);
 int ptx_module_version(const struct ptx_module *m, unsigned *major, unsigned *minor);
+/* Rewrites the module's .version to major.minor; -1 when it has none. */
+int ptx_module_set_version(struct ptx_module *m, unsigned major, unsigned minor);
 const char *ptx_module_target(const struct ptx_module *m);
 struct ptx_expr *ptx_expr_clone(struct ptx_module *m, const struct ptx_expr *e);
 struct ptx_func *ptx_func_clone(struct ptx_module *m, const struct ptx_func *f,

@@ -91,6 +91,15 @@ void pass_refuse(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form for
 	coloc_buf_release(&b);
 }
 
+int pass_need_barrier_isa(struct ptx_module *m)
+{
+	unsigned major = 0, minor = 0;
+
+	if (ptx_module_version(m, &major, &minor) == 0 && major < 6)
+		return ptx_module_set_version(m, 6, 0);
+	return 0;
+}
+
 bool pass_refused(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form form)
 {
 	if (!k->refused[form])

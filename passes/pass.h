@@ -135,6 +135,12 @@ void pass_refuse(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form for
 	__attribute__((format(printf, 5, 6)))
 #endif
 	;
+/*
+ * The non-aligned barrier instructions the passes add (barrier.sync,
+ * barrier.red) need PTX ISA 6.0: an older module's .version is raised to it,
+ * which every instruction of an older ISA still belongs to.  -1: no memory.
+ */
+int pass_need_barrier_isa(struct ptx_module *m);
 /* True when `form` is refused for `k`; the first call reports the reason as a warning. */
 bool pass_refused(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form form);
 /* Copies `from` under the name __coloc_<form>_<kernel>, after the kernel's variants. */

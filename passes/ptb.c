@@ -129,6 +129,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	if (!v)
 		return -1;
 	f = v->u.func;
+	/* The loop head's barrier.sync: non-aligned, threads arrive from different sites. */
+	if (pass_need_barrier_isa(m) < 0)
+		return -1;
 	if (k->unisync_needed && pass_unisync_apply(ctx, k, f) < 0)
 		return -1;
 	for (i = 0; i < sizeof(ptb_params) / sizeof(ptb_params[0]); i++)

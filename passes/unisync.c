@@ -94,6 +94,8 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 	int rc = -1;
 
 	(void)k;
+	if (pass_need_barrier_isa(m) < 0) /* barrier.red, non-aligned */
+		return -1;
 	coloc_buf_init(&targets);
 	coloc_buf_puts(&targets, "__coloc_ret");
 	/* Barriers are at function level (analysis.c refuses the others). */
