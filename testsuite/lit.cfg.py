@@ -55,7 +55,7 @@ os.makedirs(rt_run_dir, exist_ok=True)
 config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
                              "-u COLOC_DISABLE -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
                              "-u COLOC_PROFILE -u COLOC_TURNAROUND_US -u COLOC_POLICY "
-                             "-u COLOC_HOLD_US -u COLOC_BE_DEPTH -u COLOC_STATS_FILE "
+                             "-u COLOC_HOLD_US -u COLOC_BUSY -u COLOC_BE_DEPTH -u COLOC_STATS_FILE "
                              f"COLOC_RUN_DIR={rt_run_dir} "
                              f"LD_LIBRARY_PATH={os.path.join(rt, 'fake')} "
                              f"LD_PRELOAD={os.path.join(config.colocc_obj_root, 'libcoloc.so')}"))
