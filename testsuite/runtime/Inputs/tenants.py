@@ -3,7 +3,7 @@
 
 usage: tenants.py MODE DIR APP PTX COLOCCTL
   gate  a latency tenant keeps its GPU busy 600 ms; a best-effort tenant
-        that launches 100 ms later must wait for it (at least 300 ms)
+        that launches once it is busy must wait for it (at least 300 ms)
   free  the same best-effort launch with no latency tenant: no wait (< 150 ms)
   kill  the latency tenant would stay busy 20 s but is killed after 300 ms;
         the best-effort tenant must go on soon after (< 2 s)
@@ -12,8 +12,9 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
   hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=600000
         keeps it busy after its launch: the best-effort tenant waits (>= 300 ms)
   kernel  COLOC_BUSY=kernel: the latency tenant's kernel takes 400 ms and the
-        process lives 1.5 s more; the best-effort tenant, 100 ms in, waits for
-        the kernel (>= 200 ms) but not for the process (< 1 s)
+        process lives 1.5 s more; the best-effort tenant, started once the
+        latency tenant is busy, waits for the kernel (>= 200 ms) but not for
+        the process (< 1 s)
   preempt  the best-effort tenant's persistent kernel would run 20 s
         (COLOC_FAKE_PTB_STOP_AFTER=3, COLOC_FAKE_RESIDENT_US); a latency tenant
         busy for 300 ms from 150 ms on must get it stopped, and the end of its
@@ -113,7 +114,14 @@ if mode in ("gate", "kill", "fill", "hold", "kernel"):
     if mode == "hold":
         lat_env["COLOC_HOLD_US"] = "600000"
     latency = subprocess.Popen(args, stdout=subprocess.DEVNULL, env=lat_env)
-    time.sleep(0.1)
+    if mode == "fill":
+        time.sleep(0.1)  # its kernel never makes it busy: nothing to wait for
+    else:
+        # Until its launch made it busy: on a loaded machine it can take long to start.
+        deadline = time.time() + 10
+        while time.time() < deadline and not re.search(r"\blatency\s+busy\b", subprocess.run(
+                [colocctl, "status"], env=env, capture_output=True, text=True).stdout):
+            time.sleep(0.01)
     status("during")
 if mode == "kill":
     killer = time.time() + 0.3
