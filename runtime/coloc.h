@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cuda_abi.h"
 
@@ -140,6 +141,9 @@ struct coloc_config {
 };
 
 extern struct coloc_config coloc_cfg;
+
+/* Makes directory `dir` and its missing parents (new ones get `mode`); -1 with errno. */
+int coloc_mkdirs(const char *dir, mode_t mode);
 
 /* True when a hook should only forward: colocc off, or a call from colocc itself. */
 bool coloc_bypass(void);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "coloc.h"
@@ -293,6 +294,25 @@ bad:
 		  "or a percentage); colocc is off", name, s);
 	coloc_cfg.disabled = true;
 	return -1;
+}
+
+int coloc_mkdirs(const char *dir, mode_t mode)
+{
+	char path[4096];
+
+	if (strlen(dir) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(path, dir);
+	for (char *p = path + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, mode) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(path, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* COLOC_TURNAROUND_US: microseconds, with up to three decimals. */

@@ -110,6 +110,12 @@ struct coloc_segment *coloc_coord_open(const char *gpu, char *path, size_t path_
 	struct stat st;
 	int fd;
 
+	/* A directory named by COLOC_RUN_DIR is made when missing, for its owner only. */
+	if (dir && *dir && coloc_mkdirs(dir, 0700) < 0) {
+		coloc_log(COLOC_LOG_ERROR, "coordinator: cannot make COLOC_RUN_DIR '%s': %s", dir,
+			  strerror(errno));
+		return NULL;
+	}
 	snprintf(path, path_size, "%s/coloc-%ld-%s", dir && *dir ? dir : "/dev/shm", (long)getuid(),
 		 gpu);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

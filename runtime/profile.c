@@ -314,21 +314,6 @@ static void load(const char *key, int device, unsigned sm)
 			  "ignored", path, bad, lines);
 }
 
-static int mkdirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
 /* Appends the entry's measurements to its module's profile, in one write. */
 static void save(struct entry *e, unsigned sm)
 {
@@ -351,8 +336,13 @@ static void save(struct entry *e, unsigned sm)
 		if (len >= sizeof(buf))
 			return; /* a kernel name too long for the format: not saved */
 	}
-	if (mkdirs(path) < 0 ||
-	    (fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+	*strrchr(path, '/') = '\0';
+	if (coloc_mkdirs(path, 0777) < 0) {
+		coloc_log(COLOC_LOG_WARN, "cannot write profile in %s: %s", path, strerror(errno));
+		return;
+	}
+	path[strlen(path)] = '/';
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
 		coloc_log(COLOC_LOG_WARN, "cannot write profile %s: %s", path, strerror(errno));
 		return;
 	}

@@ -231,23 +231,6 @@ static int cache_find(const struct coloc_module *m, struct coloc_buf *cubin, enu
 	return -1;
 }
 
-static int mkdirs(const char *dir)
-{
-	char path[4096];
-
-	if (strlen(dir) >= sizeof(path))
-		return -1;
-	strcpy(path, dir);
-	for (char *p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(path, 0777) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(path, 0777) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int write_file(const char *dir, const char *name, const void *data, size_t len)
 {
 	char path[8192 + 64];
@@ -290,7 +273,7 @@ static void cache_store(const struct coloc_module *m, const void *cubin, size_t 
 	if (!coloc_cfg.cache_dir[0])
 		return;
 	key_for(m, m->sm >= 90 ? 'a' : 0, key);
-	if (mkdirs(coloc_cfg.cache_dir) < 0) {
+	if (coloc_mkdirs(coloc_cfg.cache_dir, 0777) < 0) {
 		coloc_log(COLOC_LOG_WARN, "cannot create the cache directory '%s': %s",
 			  coloc_cfg.cache_dir, strerror(errno));
 		return;
