@@ -189,7 +189,7 @@ static struct ctx_state *state_for_current(void)
 		;
 	if (!s && (s = state_new(ctx))) {
 		s->next = pre.list;
-		pre.list = s;
+		__atomic_store_n(&pre.list, s, __ATOMIC_RELEASE); /* read without the lock too */
 		if (s->seg && !watch(s->seg)) {
 			coloc_log(COLOC_LOG_WARN, "preemption: no watcher thread; persistent kernels "
 				  "run to their end");
@@ -333,11 +333,10 @@ bool coloc_ptb_usable(void)
 	}
 	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
 		return true;
-	pthread_mutex_lock(&pre.lock);
-	for (struct ctx_state *s = pre.list; s; s = s->next)
+	/* At every launch: no lock (states are never freed and only pushed at the head). */
+	for (struct ctx_state *s = __atomic_load_n(&pre.list, __ATOMIC_ACQUIRE); s; s = s->next)
 		if (s->ctx == ctx)
 			usable = !__atomic_load_n(&s->shared_queue, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&pre.lock);
 	return usable;
 }
 
@@ -434,7 +433,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	 * context's later launches take other forms (coloc_ptb_usable).
 	 */
 	if (any && !read && s->readback_busy && !s->shared_queue) {
-		s->shared_queue = true;
+		__atomic_store_n(&s->shared_queue, true, __ATOMIC_RELAXED);
 		coloc_log(COLOC_LOG_WARN, "preemption: colocc's stop stream waits behind this "
 			  "context's own work (its streams share a hardware queue, as under MPS or with "
 			  "CUDA_DEVICE_MAX_CONNECTIONS=1): its kernels no longer run persistent; a "
