@@ -333,6 +333,85 @@ static int read_turnaround(const char *s)
 	return 0;
 }
 
+/* A whole number from `lo` to `hi` in *out; -1 (colocc off) when `s` is not one. */
+static int read_count(const char *name, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || end == s || *s == '-' || v < lo || v > hi) {
+		coloc_log(COLOC_LOG_ERROR, "%s='%s' is not a whole number from %llu to %llu; colocc "
+			  "is off", name, s, (unsigned long long)lo, (unsigned long long)hi);
+		coloc_cfg.disabled = true;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* COLOC_MEM_POOL, COLOC_POOL_PAGE, COLOC_MEM_WATERMARK, _IDLE_MS and _WAIT_MS. */
+static int read_memory_settings(void)
+{
+	struct coloc_size size;
+	uint64_t v;
+	const char *s;
+
+	coloc_cfg.mem_pool = true;
+	coloc_cfg.pool_page = 64ull << 20;
+	coloc_cfg.mem_watermark = 1ull << 30;
+	coloc_cfg.mem_idle_ns = 5000ull * 1000000u;
+	coloc_cfg.mem_wait_ns = 10000ull * 1000000u;
+	s = getenv("COLOC_MEM_POOL");
+	if (s && *s) {
+		if (strcmp(s, "0") && strcmp(s, "1")) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_MEM_POOL='%s' is not 0 or 1; colocc is off", s);
+			coloc_cfg.disabled = true;
+			return -1;
+		}
+		coloc_cfg.mem_pool = *s == '1';
+	}
+	s = getenv("COLOC_POOL_PAGE");
+	if (s && *s) {
+		if (read_size("COLOC_POOL_PAGE", s, &size) < 0)
+			return -1;
+		if (size.permille || size.bytes < (2u << 20) || size.bytes % (2u << 20) ||
+		    size.bytes > (16ull << 30)) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_POOL_PAGE='%s' is not a multiple of 2M from 2M "
+				  "to 16G; colocc is off", s);
+			coloc_cfg.disabled = true;
+			return -1;
+		}
+		coloc_cfg.pool_page = size.bytes;
+	}
+	s = getenv("COLOC_MEM_WATERMARK");
+	if (s && *s) {
+		if (read_size("COLOC_MEM_WATERMARK", s, &size) < 0)
+			return -1;
+		if (size.permille) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_MEM_WATERMARK='%s' must be bytes, not a "
+				  "percentage; colocc is off", s);
+			coloc_cfg.disabled = true;
+			return -1;
+		}
+		coloc_cfg.mem_watermark = size.bytes;
+	}
+	s = getenv("COLOC_MEM_IDLE_MS");
+	if (s && *s) {
+		if (read_count("COLOC_MEM_IDLE_MS", s, 0, 86400000, &v) < 0)
+			return -1;
+		coloc_cfg.mem_idle_ns = v * 1000000u;
+	}
+	s = getenv("COLOC_MEM_WAIT_MS");
+	if (s && *s) {
+		if (read_count("COLOC_MEM_WAIT_MS", s, 0, 3600000, &v) < 0)
+			return -1;
+		coloc_cfg.mem_wait_ns = v * 1000000u;
+	}
+	return 0;
+}
+
 __attribute__((constructor)) static void coloc_init(void)
 {
 	const char *s;
@@ -418,6 +497,8 @@ __attribute__((constructor)) static void coloc_init(void)
 		return;
 	s = getenv("COLOC_MEM_RESERVE");
 	if (s && *s && read_size("COLOC_MEM_RESERVE", s, &coloc_cfg.mem_reserve) < 0)
+		return;
+	if (read_memory_settings() < 0)
 		return;
 	s = getenv("COLOC_POLICY");
 	if (s && *s && strcmp(s, "isolate") != 0) {

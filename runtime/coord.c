@@ -217,8 +217,11 @@ static uint64_t mem_limit_locked(const struct coloc_segment *s, const struct col
 {
 	uint64_t limit = s->mem_budget;
 
-	if (t->role == COLOC_ROLE_BEST_EFFORT)
-		limit = limit > s->mem_reserve ? limit - s->mem_reserve : 0;
+	if (t->role == COLOC_ROLE_BEST_EFFORT) {
+		uint64_t keep = s->mem_reserve + s->mem_hold;
+
+		limit = limit > keep ? limit - keep : 0;
+	}
 	return limit;
 }
 
@@ -267,6 +270,89 @@ void coloc_coord_mem_view(struct coloc_segment *s, struct coloc_tenant *t, uint6
 	*room = limit > used ? limit - used : 0;
 	*budget = s->mem_budget;
 	pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t coloc_coord_mem_shortfall(struct coloc_segment *s, struct coloc_tenant *t, uint64_t bytes)
+{
+	uint64_t used, limit;
+
+	seg_lock(s);
+	used = mem_used_locked(s);
+	limit = mem_limit_locked(s, t);
+	pthread_mutex_unlock(&s->lock);
+	return used + bytes > limit ? used + bytes - limit : 0;
+}
+
+void coloc_coord_mem_cached(struct coloc_segment *s, struct coloc_tenant *t, int64_t delta)
+{
+	seg_lock(s);
+	if (delta < 0 && (uint64_t)-delta > t->mem_cached)
+		t->mem_cached = 0;
+	else
+		t->mem_cached += (uint64_t)delta;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- memory handover (handover.c): requests to best-effort tenants' pools */
+
+int coloc_coord_post_reclaim(struct coloc_segment *s, struct coloc_tenant *t,
+			     enum coloc_reclaim kind, uint64_t bytes, uint32_t *seq)
+{
+	int rc = -ESRCH;
+
+	seg_lock(s);
+	if (t->pid && coloc_tenant_alive(t) && t->role == COLOC_ROLE_BEST_EFFORT && t->mem_pool) {
+		t->mem_req_kind = kind;
+		t->mem_req_bytes = bytes;
+		*seq = __atomic_add_fetch(&t->mem_req, 1, __ATOMIC_ACQ_REL);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (rc == 0)
+		coloc_coord_signal(s); /* the tenant's memory thread sleeps on the epoch */
+	return rc;
+}
+
+void coloc_coord_reclaim_ack(struct coloc_segment *s, struct coloc_tenant *t, uint32_t seq,
+			     uint64_t given)
+{
+	seg_lock(s);
+	t->mem_given += given;
+	__atomic_store_n(&t->mem_ack, seq, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+	coloc_coord_signal(s); /* the latency tenant waits for the answer */
+}
+
+void coloc_coord_handover_record(struct coloc_segment *s, enum coloc_handover_path path,
+				 uint64_t bytes, uint64_t ns, uint64_t hold, uint64_t now_ns)
+{
+	struct coloc_handover_stats *h = &s->handover[path];
+	uint64_t us = ns / 1000u;
+
+	seg_lock(s);
+	h->us[h->count % COLOC_HANDOVER_SAMPLES] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	h->count++;
+	h->bytes += bytes;
+	if (path != COLOC_PATH_FAILED) {
+		s->mem_hold = hold < s->mem_budget ? hold : s->mem_budget;
+		s->mem_hold_ns = now_ns;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool coloc_coord_hold_expire(struct coloc_segment *s, uint64_t idle_ns, uint64_t now_ns)
+{
+	bool expired = false;
+
+	seg_lock(s);
+	if (s->mem_hold && now_ns - s->mem_hold_ns >= idle_ns) {
+		s->mem_hold = 0;
+		expired = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (expired)
+		coloc_coord_signal(s); /* swapped-out tenants may come back */
+	return expired;
 }
 
 /* ---- the discard protocol (discard.c): requests and acknowledgements */

@@ -7,11 +7,12 @@
 #define COLOC_COORD_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 4
+#define COLOC_SEGMENT_VERSION 5
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -68,7 +69,7 @@ struct coloc_tenant {
 	uint32_t discard_req;
 	uint32_t discard_ack;
 	uint32_t phase;          /* enum coloc_phase */
-	uint32_t pad2;
+	uint32_t marks;          /* 1 once the tenant began a unit: it takes part in the protocol */
 	uint64_t unit;           /* the caller's id of the current (or last) unit */
 	uint64_t discard_bytes;  /* what the outstanding requests want back; 0: all it can */
 	/*
@@ -82,6 +83,38 @@ struct coloc_tenant {
 	uint64_t discard_ns_total; /* request to acknowledgement, summed over them */
 #define COLOC_DISCARD_SAMPLES 64
 	uint32_t discard_us[COLOC_DISCARD_SAMPLES]; /* the last ones', in microseconds */
+	/*
+	 * Memory handover (handover.c).  Of mem_held, what the tenant's pools
+	 * hold without using it (given back at once when asked); what it
+	 * swapped out to host memory.  A latency tenant short of memory posts
+	 * a request under the lock (mem_req bumped, its kind and bytes set);
+	 * the tenant's memory thread does what it can and sets mem_ack to the
+	 * request it answered.
+	 */
+	uint64_t mem_cached;
+	uint64_t mem_swapped;
+	uint32_t mem_pool;       /* 1: its allocations come from pools: it can trim and swap */
+	uint32_t mem_req_kind;   /* enum coloc_reclaim, of the last request */
+	uint32_t mem_req;
+	uint32_t mem_ack;
+	uint64_t mem_req_bytes;
+	uint64_t mem_given;      /* given back for requests, in all */
+	uint64_t swaps_out, swaps_in;
+};
+
+/* What a latency tenant asks of a best-effort tenant's pools. */
+enum coloc_reclaim {
+	COLOC_RECLAIM_TRIM = 1, /* give back cached pages, up to mem_req_bytes */
+	COLOC_RECLAIM_SWAP = 2, /* copy everything to host memory and give it back */
+};
+
+/* How a latency tenant's wait for memory ended (colocctl, handover.json). */
+enum coloc_handover_path {
+	COLOC_PATH_CACHED,
+	COLOC_PATH_DISCARD,
+	COLOC_PATH_SWAP,
+	COLOC_PATH_FAILED,
+	COLOC_PATHS
 };
 
 struct coloc_segment {
@@ -107,6 +140,20 @@ struct coloc_segment {
 	 */
 	uint64_t mem_budget;
 	uint64_t mem_reserve;
+	/*
+	 * The reallocation policy (handover.c): after a handover, best-effort
+	 * tenants also leave mem_hold (COLOC_MEM_WATERMARK) to latency
+	 * tenants, until none has needed a handover for COLOC_MEM_IDLE_MS
+	 * after mem_hold_ns.
+	 */
+	uint64_t mem_hold;
+	uint64_t mem_hold_ns;
+	struct coloc_handover_stats {
+		uint64_t count;
+		uint64_t bytes;
+#define COLOC_HANDOVER_SAMPLES 128
+		uint32_t us[COLOC_HANDOVER_SAMPLES]; /* the last waits, in microseconds */
+	} handover[COLOC_PATHS];
 };
 
 /* Bumps the epoch and wakes the watchers sleeping on it. */
@@ -125,6 +172,31 @@ void coloc_coord_mem_refund(struct coloc_segment *s, struct coloc_tenant *t, uin
 /* What tenant `t` may still allocate (*room) and the budget, 0 when none is set yet. */
 void coloc_coord_mem_view(struct coloc_segment *s, struct coloc_tenant *t, uint64_t *room,
 			  uint64_t *budget);
+
+/* What tenant `t` lacks for `bytes` more: 0 when they fit its limit now. */
+uint64_t coloc_coord_mem_shortfall(struct coloc_segment *s, struct coloc_tenant *t, uint64_t bytes);
+/* Tenant `t`'s pools hold `delta` bytes more (or less) unused. */
+void coloc_coord_mem_cached(struct coloc_segment *s, struct coloc_tenant *t, int64_t delta);
+
+/*
+ * Asks best-effort tenant `t`'s memory thread to give memory back (`kind`,
+ * up to `bytes`); 0 and the request's sequence in *seq, or -ESRCH when `t`
+ * is not a live best-effort tenant with pools.  Wakes it.
+ */
+int coloc_coord_post_reclaim(struct coloc_segment *s, struct coloc_tenant *t,
+			     enum coloc_reclaim kind, uint64_t bytes, uint32_t *seq);
+/* Tenant `t` answered request `seq`, having given `given` bytes back; wakes the requester. */
+void coloc_coord_reclaim_ack(struct coloc_segment *s, struct coloc_tenant *t, uint32_t seq,
+			     uint64_t given);
+/*
+ * A latency tenant's wait for memory ended by `path` after `ns`, `bytes`
+ * asked for; unless it failed, best-effort tenants now leave `hold` bytes
+ * to latency tenants, from `now_ns` on.
+ */
+void coloc_coord_handover_record(struct coloc_segment *s, enum coloc_handover_path path,
+				 uint64_t bytes, uint64_t ns, uint64_t hold, uint64_t now_ns);
+/* Ends the hold when no handover came for `idle_ns`; true when it ended now. */
+bool coloc_coord_hold_expire(struct coloc_segment *s, uint64_t idle_ns, uint64_t now_ns);
 
 /*
  * Posts a discard request to the best-effort tenant `pid` of `s` (under the

@@ -24,6 +24,7 @@ typedef struct CUkern_st *CUkernel;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUlinkState_st *CUlinkState;
+typedef struct CUarray_st *CUarray;
 typedef int CUjit_option;
 typedef int CUjitInputType;
 typedef int CUlibraryOption;
@@ -33,7 +34,49 @@ typedef int CUfunc_cache;
 typedef int CUdriverProcAddressQueryResult;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUmemGenericAllocationHandle;
-typedef struct CUmemAllocationProp_st CUmemAllocationProp; /* only passed through */
+
+/* The virtual memory API (cuMemCreate, cuMemMap): what colocc's pools use. */
+typedef struct CUmemLocation_st {
+	int type; /* CU_MEM_LOCATION_TYPE_* */
+	int id;
+} CUmemLocation;
+
+typedef struct CUmemAllocationProp_st {
+	int type;                 /* CU_MEM_ALLOCATION_TYPE_* */
+	int requestedHandleTypes; /* CUmemAllocationHandleType */
+	CUmemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} allocFlags;
+} CUmemAllocationProp;
+
+typedef struct CUmemAccessDesc_st {
+	CUmemLocation location;
+	int flags; /* CU_MEM_ACCESS_FLAGS_* */
+} CUmemAccessDesc;
+
+enum {
+	CU_MEM_ALLOCATION_TYPE_PINNED = 1,
+	CU_MEM_LOCATION_TYPE_DEVICE = 1,
+	CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3,
+	CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+};
+
+/* cuPointerGetAttribute: the attributes colocc answers for its pools. */
+enum {
+	CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+	CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+};
+typedef int CUpointer_attribute;
+
+/* cuIpcGetMemHandle's handle: 64 opaque bytes. */
+typedef struct CUipcMemHandle_st {
+	char reserved[64];
+} CUipcMemHandle;
 
 enum {
 	CUDA_SUCCESS = 0,

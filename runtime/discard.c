@@ -23,6 +23,7 @@
 #include <errno.h>
 
 #include "coloc/discard.h"
+#include "pool.h"
 #include "scheduler.h"
 
 static struct {
@@ -148,6 +149,7 @@ COLOC_EXPORT int coloc_unit_begin(uint64_t unit)
 	if (load(&dis.self->phase) != COLOC_PHASE_NONE)
 		return -EPROTO;
 	__atomic_store_n(&dis.self->unit, unit, __ATOMIC_RELAXED);
+	__atomic_store_n(&dis.self->marks, 1, __ATOMIC_RELAXED);
 	set_phase(COLOC_PHASE_COMPUTE);
 	return 0;
 }
@@ -202,6 +204,13 @@ COLOC_EXPORT int coloc_discard_ack(uint64_t freed_bytes)
 
 	if (rc)
 		return rc;
+	/*
+	 * What the tenant freed sits in its pools as cached pages: they go back
+	 * to the driver before the requester hears of it, so that its next
+	 * charge finds the room.
+	 */
+	if (coloc_pool_enabled())
+		coloc_pool_trim(UINT64_MAX);
 	return coloc_coord_discard_ack(dis.seg, dis.self, load(&dis.seen), freed_bytes);
 }
 

@@ -30,6 +30,7 @@
 #include "capture.h"
 #include "pass.h"
 #include "plan.h"
+#include "pool.h"
 #include "scheduler.h"
 
 /* One launch as the application asked for it. */
@@ -467,10 +468,16 @@ out:
 
 static CUresult launch(const struct launch *l)
 {
+	CUresult rc;
+
+	if (coloc_cfg.role != COLOC_ROLE_BEST_EFFORT)
+		return launch_original(l, NULL);
+	/* Not while this tenant's memory is swapped out (memory.c). */
+	coloc_gpu_gate_enter();
 	/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
-	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT && !l->cooperative)
-		return launch_best_effort(l);
-	return launch_original(l, NULL);
+	rc = l->cooperative ? launch_original(l, NULL) : launch_best_effort(l);
+	coloc_gpu_gate_leave();
+	return rc;
 }
 
 static CUresult launch_plain(void *real, enum coloc_stream_flavor flavor, CUfunction fn,

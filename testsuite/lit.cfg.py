@@ -56,6 +56,13 @@ config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u CO
                              "-u COLOC_DISABLE -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
                              "-u COLOC_PROFILE -u COLOC_TURNAROUND_US -u COLOC_POLICY "
                              "-u COLOC_HOLD_US -u COLOC_BUSY -u COLOC_BE_DEPTH -u COLOC_STATS_FILE "
+                             "-u COLOC_MEM_BUDGET -u COLOC_MEM_RESERVE -u COLOC_POOL_PAGE "
+                             "-u COLOC_MEM_WATERMARK -u COLOC_MEM_IDLE_MS -u COLOC_MEM_WAIT_MS "
+                             "-u COLOC_FAKE_DIRTY "
+                             # The pools change which calls reach the driver: tests that
+                             # read the fake's log of other calls keep the driver's
+                             # cuMemAlloc; the memory tests turn them on.
+                             "COLOC_MEM_POOL=0 "
                              f"COLOC_RUN_DIR={rt_run_dir} "
                              f"LD_LIBRARY_PATH={os.path.join(rt, 'fake')} "
                              f"LD_PRELOAD={os.path.join(config.colocc_obj_root, 'libcoloc.so')}"))

@@ -177,6 +177,14 @@ struct fake_alloc *fake_alloc_find(uint64_t addr, size_t *offset);
 /* "@ID+OFFSET" for an address inside an allocation, otherwise "0xHEX". */
 void fake_put_dptr(struct coloc_buf *line, uint64_t addr);
 
+/* fake_vmm.c: what physical allocations hold; memory under the budget not held yet. */
+uint64_t fake_vmm_held(void);
+uint64_t fake_mem_room(void);
+/* Appends "R<id>+<offset>" for an address in a reserved range; false when it is in none. */
+bool fake_vmm_put(struct coloc_buf *line, uint64_t addr);
+/* Host memory behind mapped, accessible [addr, addr + bytes), or NULL. */
+unsigned char *fake_vmm_range(uint64_t addr, size_t bytes);
+
 /* The live kernel behind a CUfunction or a CUkernel handle. */
 struct fake_kernel *fake_kernel_find(const void *handle, bool *via_kernel);
 /* Appends " fn=NAME" (and " via=kernel") or fails with CUDA_ERROR_INVALID_HANDLE. */
@@ -216,6 +224,23 @@ FAKE_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t by
 				 const CUmemAllocationProp *prop, unsigned long long flags);
 FAKE_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
 FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total);
+FAKE_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity,
+						   const CUmemAllocationProp *prop, int option);
+FAKE_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+					 CUdeviceptr addr, unsigned long long flags);
+FAKE_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size);
+FAKE_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			      CUmemGenericAllocationHandle handle, unsigned long long flags);
+FAKE_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
+FAKE_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+				    size_t count);
+FAKE_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr ptr);
+FAKE_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
+FAKE_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr ptr);
+FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+				     CUstream stream);
+FAKE_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char value, size_t count,
+					  CUstream stream);
 FAKE_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags);
 FAKE_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigned int flags);
 FAKE_EXPORT CUresult cuMemFreeHost(void *p);

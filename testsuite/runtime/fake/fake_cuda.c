@@ -89,8 +89,7 @@
  *   cuMemFreeAsync ptr=@A+0 stream=S                      also _ptsz
  *   cuMemAllocManaged bytes=N flags=F ptr=@A+0
  *   cuMemAllocPitch_v2 width=N height=N elem=N pitch=N ptr=@A+0
- *   cuMemCreate bytes=N handle=H                          (sizes in 2 MiB granules)
- *   cuMemRelease handle=H
+ *   cuMemCreate, cuMemMap and the virtual memory API: fake_vmm.c
  *   cuMemGetInfo_v2 free=N total=N
  *   cuMemHostAlloc bytes=N flags=F                        host memory the "GPU" reads at its
  *   cuMemHostGetDevicePointer_v2 flags=F                  own address (as with UVA)
@@ -99,6 +98,7 @@
  *                                                         allocations beyond it fail
  *   cuMemsetD8_v2 dst=@A+OFF value=V count=N
  *   cuMemsetD32_v2 dst=@A+OFF value=V count=N
+ *   cuMemsetD8Async dst=@A+OFF value=V count=N stream=S   also _ptsz
  *   cuMemsetD32Async dst=@A+OFF value=V count=N stream=S  also _ptsz
  *   cuMemcpyHtoD_v2 dst=@A+OFF bytes=N
  *   cuMemcpyDtoH_v2 src=@A+OFF bytes=N
@@ -686,7 +686,7 @@ void fake_put_dptr(struct coloc_buf *line, uint64_t addr)
 
 	if (a)
 		coloc_buf_printf(line, "@%u+%zu", a->id, off);
-	else
+	else if (!fake_vmm_put(line, addr))
 		coloc_buf_printf(line, "0x%llx", (unsigned long long)addr);
 }
 
@@ -696,7 +696,9 @@ static unsigned char *dev_range(uint64_t addr, size_t bytes)
 	size_t off;
 	struct fake_alloc *a = fake_alloc_find(addr, &off);
 
-	if (!a || bytes > a->size - off)
+	if (!a)
+		return fake_vmm_range(addr, bytes);
+	if (bytes > a->size - off)
 		return NULL;
 	return a->base + off;
 }
@@ -791,15 +793,6 @@ static CUresult put_stream(struct coloc_buf *line, CUstream s)
 
 /* ---- memory: totals, stream-ordered allocations, the virtual memory API */
 
-struct fake_handle {
-	uint64_t id;
-	size_t size;
-	struct fake_handle *next;
-};
-
-static struct fake_handle *handles;
-static uint64_t next_handle;
-
 /* COLOC_FAKE_MEM_TOTAL (default 80 GiB): what the device has. */
 static uint64_t mem_total(void)
 {
@@ -815,9 +808,14 @@ static uint64_t mem_held(void)
 
 	for (struct fake_alloc *a = fake.allocs; a; a = a->next)
 		n += a->size;
-	for (struct fake_handle *h = handles; h; h = h->next)
-		n += h->size;
-	return n;
+	return n + fake_vmm_held();
+}
+
+uint64_t fake_mem_room(void)
+{
+	uint64_t held = mem_held(), total = mem_total();
+
+	return held < total ? total - held : 0;
 }
 
 /*
@@ -1023,49 +1021,6 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size
 	return fake_end(&line, mem_take(&line, dptr, *pitch * height, false));
 }
 
-CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes,
-		     const CUmemAllocationProp *prop, unsigned long long flags)
-{
-	struct coloc_buf line;
-	struct fake_handle *h;
-	CUresult rc;
-
-	fake_begin(&line, __func__);
-	coloc_buf_printf(&line, " bytes=%zu", bytes);
-	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
-		return fake_end(&line, rc);
-	if (!handle || !prop || flags || !bytes || bytes % (2u << 20))
-		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	if (bytes > mem_total() - mem_held() || !(h = calloc(1, sizeof(*h))))
-		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
-	h->id = ++next_handle;
-	h->size = bytes;
-	h->next = handles;
-	handles = h;
-	*handle = h->id;
-	coloc_buf_printf(&line, " handle=%llu", (unsigned long long)h->id);
-	return fake_end(&line, CUDA_SUCCESS);
-}
-
-CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
-{
-	struct coloc_buf line;
-	struct fake_handle **pp, *h;
-	CUresult rc;
-
-	fake_begin(&line, __func__);
-	coloc_buf_printf(&line, " handle=%llu", (unsigned long long)handle);
-	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
-		return fake_end(&line, rc);
-	for (pp = &handles; *pp && (*pp)->id != handle;)
-		pp = &(*pp)->next;
-	if (!(h = *pp))
-		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	*pp = h->next;
-	free(h);
-	return fake_end(&line, CUDA_SUCCESS);
-}
-
 /* cuMemsetD8 (width 1) and cuMemsetD32 (width 4); has_stream for the Async ones. */
 static CUresult mem_set(const char *name, CUdeviceptr dst, unsigned value, unsigned width,
 			size_t count, bool has_stream, CUstream stream)
@@ -1102,6 +1057,16 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count)
 CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t count)
 {
 	return mem_set(__func__, dst, value, 4, count, false, NULL);
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream)
+{
+	return mem_set(__func__, dst, value, 1, count, true, stream);
+}
+
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream)
+{
+	return mem_set(__func__, dst, value, 1, count, true, stream);
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream stream)

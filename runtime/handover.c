@@ -1,0 +1,319 @@
+/*
+ * Memory handover: a latency tenant short of memory takes it from
+ * best-effort tenants within milliseconds (issue 7; SIRIUS, ATC '25 §4.2-4.3,
+ * shared/notes/sirius.md; docs/memory-design.md).
+ *
+ * The latency tenant's allocating thread does the asking, in the order that
+ * costs the best-effort side least:
+ *
+ *   1. cached: tenants whose pools hold pages they do not use give them
+ *      back (their memory thread unmaps and releases them);
+ *   2. discard: tenants that mark their work (include/coloc/discard.h) are
+ *      asked to drop the micro-batch under way; their acknowledgement frees
+ *      the pages it used (discard.c trims the pool before it acknowledges);
+ *   3. swap: a tenant's pools are copied to pinned host memory and given
+ *      back whole; the addresses stay reserved, and its GPU work waits at
+ *      colocc's gate until the pages come back.
+ *
+ * Each step waits until the charge fits, every tenant asked has answered,
+ * or its share of COLOC_MEM_WAIT_MS is spent; then the next.  The wait is
+ * recorded by the step that ended it.  Tenants that died are reaped while
+ * waiting, so that one killed in the middle of a handover gives its memory
+ * back instead of holding the latency tenant up.
+ *
+ * The reallocation policy keeps memory from moving back and forth
+ * (Algorithm 1 of SIRIUS, with its parameters): a handover takes the
+ * shortfall plus W (COLOC_MEM_WATERMARK), and best-effort tenants leave
+ * that W to latency tenants until none has needed a handover for T_idle
+ * (COLOC_MEM_IDLE_MS); the latency tenant's own pool keeps what it frees up
+ * to 2W, gives back down to W beyond that, and what stays unused beyond W
+ * for T_idle (pool.c, coloc_pool_keep).  A swapped-out tenant comes back
+ * when its pages fit again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "pool.h"
+#include "scheduler.h"
+
+#define MAX_SEGMENTS 32
+/* How often a waiting latency tenant looks for dead tenants. */
+#define REAP_EVERY_NS 10000000u
+/* How often the memory thread looks at the policy without being woken. */
+#define SERVE_TICK_NS 100000000u
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ---- the latency side: asking */
+
+struct asked {
+	struct coloc_tenant *t;
+	uint32_t seq;
+	bool discard;  /* a discard request, answered through discard_ack */
+};
+
+static bool answered(const struct asked *a)
+{
+	uint32_t ack = __atomic_load_n(a->discard ? &a->t->discard_ack : &a->t->mem_ack,
+				       __ATOMIC_ACQUIRE);
+
+	/* A slot freed or reused by another process answers nothing more. */
+	return (int32_t)(ack - a->seq) >= 0 || !a->t->pid || !coloc_tenant_alive(a->t);
+}
+
+/*
+ * Waits until the charge of `bytes` goes through (true), every tenant in
+ * `asked` answered, or `until` passed.
+ */
+static bool wait_for_room(struct coloc_segment *s, struct coloc_tenant *self, uint64_t bytes,
+			  uint64_t budget, uint64_t reserve, const struct asked *asked, int n,
+			  uint64_t until)
+{
+	uint64_t reaped = now_ns();
+
+	for (;;) {
+		uint32_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
+		uint64_t now;
+		int open = 0;
+
+		if (coloc_coord_mem_charge(s, self, bytes, budget, reserve) == 0)
+			return true;
+		for (int i = 0; i < n; i++)
+			open += !answered(&asked[i]);
+		now = now_ns();
+		if (!open || now >= until)
+			return coloc_coord_mem_charge(s, self, bytes, budget, reserve) == 0;
+		if (now - reaped >= REAP_EVERY_NS) {
+			coloc_coord_reap(s);
+			reaped = now;
+		}
+		coloc_coord_wait(s, epoch, until - now < REAP_EVERY_NS ? until - now : REAP_EVERY_NS);
+	}
+}
+
+/* Posts step `path`'s requests for `want` bytes to the tenants that can answer it. */
+static int ask(struct coloc_segment *s, enum coloc_handover_path path, uint64_t want,
+	       struct asked *asked)
+{
+	int n = 0;
+
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		struct coloc_tenant *t = &s->tenants[i];
+		uint64_t cached = __atomic_load_n(&t->mem_cached, __ATOMIC_RELAXED);
+		uint32_t seq;
+		pid_t pid = __atomic_load_n(&t->pid, __ATOMIC_ACQUIRE);
+
+		if (!pid || t->role != COLOC_ROLE_BEST_EFFORT || !coloc_tenant_alive(t))
+			continue;
+		switch (path) {
+		case COLOC_PATH_CACHED:
+			if (!cached || coloc_coord_post_reclaim(s, t, COLOC_RECLAIM_TRIM,
+								 want < cached ? want : cached, &seq))
+				continue;
+			asked[n++] = (struct asked){ t, seq, false };
+			break;
+		case COLOC_PATH_DISCARD:
+			/* Tenants in the protocol: a unit begun at least once. */
+			if (!__atomic_load_n(&t->marks, __ATOMIC_RELAXED))
+				continue;
+			if (coloc_coord_request_discard(s, pid, want, &seq))
+				continue;
+			asked[n++] = (struct asked){ t, seq, true };
+			break;
+		case COLOC_PATH_SWAP:
+			if (__atomic_load_n(&t->mem_held, __ATOMIC_RELAXED) <= cached ||
+			    coloc_coord_post_reclaim(s, t, COLOC_RECLAIM_SWAP, 0, &seq))
+				continue;
+			asked[n++] = (struct asked){ t, seq, false };
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+static const char *const path_names[COLOC_PATHS] = { "cached pages", "discard", "swap",
+						      "nothing" };
+
+bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t bytes,
+		    uint64_t budget, uint64_t reserve, const char *api)
+{
+	static const enum coloc_handover_path steps[] = { COLOC_PATH_CACHED, COLOC_PATH_DISCARD,
+							  COLOC_PATH_SWAP };
+	/* Of the wait, the share each step may use before the next is tried. */
+	static const unsigned share[] = { 4, 2, 1 };
+	uint64_t start = now_ns(), deadline = start + coloc_cfg.mem_wait_ns;
+	uint64_t want = coloc_coord_mem_shortfall(s, self, bytes) + coloc_cfg.mem_watermark;
+	enum coloc_handover_path path = COLOC_PATH_FAILED;
+	struct asked asked[COLOC_MAX_TENANTS];
+
+	coloc_log(COLOC_LOG_INFO, "handover: %s of %" PRIu64 " bytes needs %" PRIu64
+		  " MiB from best-effort tenants", api, bytes, want >> 20);
+	for (unsigned k = 0; k < sizeof(steps) / sizeof(*steps); k++) {
+		uint64_t now = now_ns(), until;
+		int n;
+
+		if (now >= deadline)
+			break;
+		until = now + (deadline - now) / share[k];
+		n = ask(s, steps[k], want, asked);
+		if (coloc_log_on(COLOC_LOG_DEBUG))
+			coloc_log(COLOC_LOG_DEBUG, "handover: %s: %d tenants asked", path_names[steps[k]],
+				  n);
+		if (wait_for_room(s, self, bytes, budget, reserve, asked, n, until)) {
+			path = steps[k];
+			break;
+		}
+	}
+	coloc_coord_handover_record(s, path, bytes, now_ns() - start, coloc_cfg.mem_watermark,
+				    now_ns());
+	if (path == COLOC_PATH_FAILED)
+		coloc_log(COLOC_LOG_WARN, "handover: %s of %" PRIu64 " bytes: best-effort tenants gave "
+			  "back too little within %" PRIu64 " ms", api, bytes,
+			  coloc_cfg.mem_wait_ns / 1000000u);
+	else
+		coloc_log(COLOC_LOG_INFO, "handover: %s of %" PRIu64 " bytes served through %s in "
+			  "%.3f ms", api, bytes, path_names[path], (double)(now_ns() - start) / 1e6);
+	return path != COLOC_PATH_FAILED;
+}
+
+/* ---- the best-effort side, and the policy's clock: one memory thread per GPU */
+
+static struct {
+	pthread_mutex_t lock; /* guards segs[] and n */
+	struct coloc_segment *segs[MAX_SEGMENTS];
+	struct coloc_tenant *selves[MAX_SEGMENTS];
+	CUcontext ctx[MAX_SEGMENTS];
+	int n;
+} serving = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Swaps this process out: its GPU work waits at the gate until coloc_handover_swap_in. */
+static uint64_t swap_out(struct coloc_tenant *self)
+{
+	int64_t given;
+
+	if (coloc_pool_swapped())
+		return 0; /* already out */
+	coloc_gpu_gate_close();
+	/* What was launched before the gate closed must finish before its memory goes. */
+	REAL(cuCtxSynchronize)();
+	given = coloc_pool_swap_out();
+	if (given < 0 || !coloc_pool_swapped()) {
+		coloc_gpu_gate_open();
+		return given < 0 ? 0 : (uint64_t)given;
+	}
+	__atomic_store_n(&self->mem_swapped, coloc_pool_swapped(), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&self->swaps_out, 1, __ATOMIC_RELAXED);
+	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB out to host memory; GPU work "
+		  "waits until it is back", coloc_pool_swapped() >> 20);
+	return (uint64_t)given;
+}
+
+static void swap_in(struct coloc_tenant *self)
+{
+	uint64_t n = coloc_pool_swapped();
+
+	if (!n || coloc_pool_swap_in() < 0)
+		return;
+	__atomic_store_n(&self->mem_swapped, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&self->swaps_in, 1, __ATOMIC_RELAXED);
+	coloc_gpu_gate_open();
+	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB back in", n >> 20);
+}
+
+static void serve_one(struct coloc_segment *s, struct coloc_tenant *self)
+{
+	uint32_t req = __atomic_load_n(&self->mem_req, __ATOMIC_ACQUIRE);
+	uint64_t given = 0;
+
+	if (self->role == COLOC_ROLE_LATENCY) {
+		coloc_pool_keep(coloc_cfg.mem_watermark, coloc_cfg.mem_idle_ns);
+		coloc_coord_hold_expire(s, coloc_cfg.mem_idle_ns, now_ns());
+		return;
+	}
+	if (req != __atomic_load_n(&self->mem_ack, __ATOMIC_ACQUIRE)) {
+		uint32_t kind = __atomic_load_n(&self->mem_req_kind, __ATOMIC_RELAXED);
+		uint64_t bytes = __atomic_load_n(&self->mem_req_bytes, __ATOMIC_RELAXED);
+
+		if (kind == COLOC_RECLAIM_SWAP)
+			given = coloc_pool_trim(UINT64_MAX) + swap_out(self);
+		else
+			given = coloc_pool_trim(bytes ? bytes : UINT64_MAX);
+		coloc_coord_reclaim_ack(s, self, req, given);
+		return;
+	}
+	coloc_coord_hold_expire(s, coloc_cfg.mem_idle_ns, now_ns());
+	if (coloc_pool_swapped())
+		swap_in(self);
+}
+
+static void *serve(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	struct coloc_segment *s = serving.segs[i];
+	struct coloc_tenant *self = serving.selves[i];
+
+	coloc_enter(); /* what this thread calls is colocc's own */
+	REAL(cuCtxSetCurrent)(serving.ctx[i]);
+	for (;;) {
+		uint32_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
+
+		serve_one(s, self);
+		coloc_coord_wait(s, epoch, SERVE_TICK_NS);
+	}
+	return NULL;
+}
+
+void coloc_handover_serve(struct coloc_segment *s, struct coloc_tenant *self)
+{
+	pthread_attr_t a;
+	pthread_t th;
+	CUcontext ctx = NULL;
+	int i;
+
+	if (!coloc_pool_enabled())
+		return;
+	pthread_mutex_lock(&serving.lock);
+	for (i = 0; i < serving.n && serving.segs[i] != s; i++)
+		;
+	if (i < serving.n || serving.n == MAX_SEGMENTS || REAL(cuCtxGetCurrent)(&ctx) ||
+	    !ctx) {
+		pthread_mutex_unlock(&serving.lock);
+		return;
+	}
+	serving.segs[i] = s;
+	serving.selves[i] = self;
+	serving.ctx[i] = ctx;
+	serving.n++;
+	__atomic_store_n(&self->mem_pool, 1, __ATOMIC_RELEASE);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &a, serve, (void *)(intptr_t)i) != 0) {
+		__atomic_store_n(&self->mem_pool, 0, __ATOMIC_RELEASE);
+		coloc_log(COLOC_LOG_ERROR, "handover: no memory thread: GPU %s's latency tenants "
+			  "cannot take this tenant's memory", s->gpu);
+	}
+	pthread_attr_destroy(&a);
+	pthread_mutex_unlock(&serving.lock);
+}
+
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&serving.lock, NULL);
+	serving.n = 0;
+}
+
+__attribute__((constructor)) static void handover_init(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+}

@@ -1,0 +1,98 @@
+/*
+ * The memory pools: each tenant's cuMemAlloc and cuMemAllocPitch are served
+ * from its own pool on the CUDA virtual memory API (pool.c), so that the
+ * physical pages behind them can be given back without the application
+ * freeing anything, and mapped back at the same addresses (memory.c,
+ * handover.c; docs/memory-design.md).
+ */
+#ifndef COLOC_POOL_H
+#define COLOC_POOL_H
+
+#include "coloc.h"
+
+/* True when this process's cuMemAlloc goes to the pools (a role, COLOC_MEM_POOL). */
+bool coloc_pool_enabled(void);
+
+/*
+ * Serves an allocation of `bytes` on the current context's device; `api`
+ * names the caller in log lines.  The pages it needs and has not got are
+ * charged to the tenant (memory.c) and zeroed before the caller sees them.
+ */
+CUresult coloc_pool_alloc(CUdeviceptr *ptr, size_t bytes, const char *api);
+/*
+ * Frees a pool allocation as cuMemFree does (after the context's work
+ * finished); false when `ptr` is not the start of one, and the caller asks
+ * the driver.
+ */
+bool coloc_pool_free(CUdeviceptr ptr, CUresult *rc);
+/* The allocation containing `ptr`: its start and size; false when none is the pool's. */
+bool coloc_pool_range(CUdeviceptr ptr, CUdeviceptr *base, size_t *size);
+
+/*
+ * Gives physical pages that hold no allocation back to the driver, the
+ * longest unused first, until `want` bytes went (UINT64_MAX: all of them).
+ * Returns the bytes released, which are refunded to the tenant.
+ */
+uint64_t coloc_pool_trim(uint64_t want);
+
+/*
+ * Swapping: every page of this process's pools is copied to pinned host
+ * memory and given back; the addresses stay reserved.  The caller holds
+ * the GPU gate (memory.c) so that nothing of this process touches the
+ * memory meanwhile, and has waited for its work to finish.  Returns the
+ * bytes given back, or a negative value when nothing was (then nothing
+ * changed).
+ */
+int64_t coloc_pool_swap_out(void);
+/* Maps the pages back at the same addresses with their contents; 0, or -1 when it could not (yet). */
+int coloc_pool_swap_in(void);
+/* Bytes swapped out now. */
+uint64_t coloc_pool_swapped(void);
+
+#endif
+
+/*
+ * A latency tenant's pools keep what it freed as its reserve: beyond 2 x
+ * `watermark` the oldest pages go back at once, and beyond `watermark`
+ * those unused for `idle_ns`.
+ */
+void coloc_pool_keep(uint64_t watermark, uint64_t idle_ns);
+
+/* ---- memory.c: the tenant's share of the GPU's budget */
+
+/*
+ * Charges `bytes` about to be taken from the driver on the current
+ * context's GPU; false, after a log line, when the budget has no room even
+ * after a handover (memory.c).  True also when there is no coordination.
+ */
+bool coloc_mem_charge(uint64_t bytes, const char *api);
+void coloc_mem_refund(uint64_t bytes);
+/* The same without a log line or a handover when it does not fit (api NULL in the pool). */
+bool coloc_mem_try_charge(uint64_t bytes);
+/* The pool's pages held but holding no allocation changed by `delta` bytes. */
+void coloc_mem_cached(int64_t delta);
+
+/*
+ * The GPU gate of a best-effort tenant with pools: its calls that touch
+ * device memory (launches, copies, sets, allocations) pass it shared;
+ * swapping closes it, so that nothing touches the pages while they are
+ * away.  Other tenants pass without a lock.
+ */
+void coloc_gpu_gate_enter(void);
+void coloc_gpu_gate_leave(void);
+void coloc_gpu_gate_close(void);
+void coloc_gpu_gate_open(void);
+
+/* ---- handover.c */
+
+/*
+ * A latency tenant lacks room for `bytes` on GPU segment `s`: takes memory
+ * from best-effort tenants (cached pages, discard, swap) until the charge
+ * goes through (true) or COLOC_MEM_WAIT_MS passed (false).
+ */
+struct coloc_segment;
+struct coloc_tenant;
+bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t bytes,
+		    uint64_t budget, uint64_t reserve, const char *api);
+/* Starts this process's memory thread for segment `s` (once): it answers requests and keeps the policy. */
+void coloc_handover_serve(struct coloc_segment *s, struct coloc_tenant *self);
