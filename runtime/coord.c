@@ -333,10 +333,17 @@ void coloc_coord_handover_record(struct coloc_segment *s, enum coloc_handover_pa
 	h->us[h->count % COLOC_HANDOVER_SAMPLES] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 	h->count++;
 	h->bytes += bytes;
-	if (path != COLOC_PATH_FAILED) {
-		s->mem_hold = hold < s->mem_budget ? hold : s->mem_budget;
-		s->mem_hold_ns = now_ns;
-	}
+	s->mem_hold = path == COLOC_PATH_FAILED ? 0 : hold < s->mem_budget ? hold : s->mem_budget;
+	s->mem_hold_ns = now_ns;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void coloc_coord_hold(struct coloc_segment *s, uint64_t bytes, uint64_t now_ns)
+{
+	seg_lock(s);
+	if (bytes > s->mem_hold)
+		s->mem_hold = bytes < s->mem_budget ? bytes : s->mem_budget;
+	s->mem_hold_ns = now_ns;
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -190,11 +190,16 @@ void coloc_coord_reclaim_ack(struct coloc_segment *s, struct coloc_tenant *t, ui
 			     uint64_t given);
 /*
  * A latency tenant's wait for memory ended by `path` after `ns`, `bytes`
- * asked for; unless it failed, best-effort tenants now leave `hold` bytes
- * to latency tenants, from `now_ns` on.
+ * asked for; best-effort tenants now leave `hold` bytes to latency tenants
+ * from `now_ns` on, or nothing more when it failed.
  */
 void coloc_coord_handover_record(struct coloc_segment *s, enum coloc_handover_path path,
 				 uint64_t bytes, uint64_t ns, uint64_t hold, uint64_t now_ns);
+/*
+ * From now on best-effort tenants leave at least `bytes` to latency tenants
+ * (a handover under way: what they give back is not theirs to take again).
+ */
+void coloc_coord_hold(struct coloc_segment *s, uint64_t bytes, uint64_t now_ns);
 /* Ends the hold when no handover came for `idle_ns`; true when it ended now. */
 bool coloc_coord_hold_expire(struct coloc_segment *s, uint64_t idle_ns, uint64_t now_ns);
 

@@ -159,6 +159,8 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 
 	coloc_log(COLOC_LOG_INFO, "handover: %s of %" PRIu64 " bytes needs %" PRIu64
 		  " MiB from best-effort tenants", api, bytes, want >> 20);
+	/* What they give back now is not theirs to take again (a swap-in, a new page). */
+	coloc_coord_hold(s, want, start);
 	for (unsigned k = 0; k < sizeof(steps) / sizeof(*steps); k++) {
 		uint64_t now = now_ns(), until;
 		int n;
@@ -179,8 +181,8 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 				    now_ns());
 	if (path == COLOC_PATH_FAILED)
 		coloc_log(COLOC_LOG_WARN, "handover: %s of %" PRIu64 " bytes: best-effort tenants gave "
-			  "back too little within %" PRIu64 " ms", api, bytes,
-			  coloc_cfg.mem_wait_ns / 1000000u);
+			  "back too little (%.1f ms waited, COLOC_MEM_WAIT_MS=%" PRIu64 ")", api, bytes,
+			  (double)(now_ns() - start) / 1e6, coloc_cfg.mem_wait_ns / 1000000u);
 	else
 		coloc_log(COLOC_LOG_INFO, "handover: %s of %" PRIu64 " bytes served through %s in "
 			  "%.3f ms", api, bytes, path_names[path], (double)(now_ns() - start) / 1e6);

@@ -376,6 +376,17 @@ static void pages_put(struct pool *p, struct region *r, uint64_t off, uint64_t s
 
 static void keep_locked(struct pool *p, uint64_t watermark, uint64_t idle_ns);
 
+/* Pages of [off, off + size) of `r` with nothing behind them yet. */
+static uint64_t fresh_pages(const struct pool *p, const struct region *r, uint64_t off,
+			    uint64_t size)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = off / p->page; i <= (off + size - 1) / p->page; i++)
+		n += !r->pages[i].h;
+	return n;
+}
+
 /* ---- allocation */
 
 CUresult coloc_pool_alloc(CUdeviceptr *ptr, size_t bytes, const char *api)
@@ -383,6 +394,7 @@ CUresult coloc_pool_alloc(CUdeviceptr *ptr, size_t bytes, const char *api)
 	struct pool *p = current_pool();
 	uint64_t size = round_up(bytes ? bytes : 1, BLOCK_ALIGN), align, start = 0;
 	struct block *best = NULL, *b;
+	uint64_t best_fresh = 0;
 	struct region *r;
 	CUresult rc;
 
@@ -390,13 +402,22 @@ CUresult coloc_pool_alloc(CUdeviceptr *ptr, size_t bytes, const char *api)
 		return CUDA_ERROR_NOT_SUPPORTED; /* the caller asks the driver */
 	align = size >= p->page ? p->page : BLOCK_ALIGN;
 	pthread_mutex_lock(&p->lock);
+	/*
+	 * The place needing the fewest new pages (each one a charge and driver
+	 * calls), then the smallest block that fits.
+	 */
 	for (r = p->regions; r; r = r->next)
 		for (b = r->free; b; b = b->fnext) {
-			uint64_t s = fit(b, size, align);
+			uint64_t s = fit(b, size, align), fresh;
 
-			if (s != UINT64_MAX && (!best || b->size < best->size)) {
+			if (s == UINT64_MAX)
+				continue;
+			fresh = fresh_pages(p, r, s, size);
+			if (!best || fresh < best_fresh ||
+			    (fresh == best_fresh && b->size < best->size)) {
 				best = b;
 				start = s;
+				best_fresh = fresh;
 			}
 		}
 	if (!best) {
@@ -503,11 +524,20 @@ struct cold {
 	uint64_t i, since;
 };
 
+/*
+ * Oldest first; of pages freed together, the highest first, so that what
+ * stays cached is the low end of the region, where the next allocation
+ * looks first.
+ */
 static int by_age(const void *a, const void *b)
 {
 	const struct cold *x = a, *y = b;
 
-	return (x->since > y->since) - (x->since < y->since);
+	if (x->since != y->since)
+		return (x->since > y->since) - (x->since < y->since);
+	if (x->r != y->r)
+		return (uintptr_t)x->r < (uintptr_t)y->r ? 1 : -1;
+	return (x->i < y->i) - (x->i > y->i);
 }
 
 /*
@@ -580,6 +610,20 @@ static void each_pool(void (*fn)(struct pool *, void *), void *arg)
 	REAL(cuCtxSetCurrent)(saved);
 }
 
+/* Bytes cached in all pools, read without their locks: a hint whether to look. */
+static uint64_t cached_hint(void)
+{
+	uint64_t n = 0;
+
+	for (int d = 0; d < MAX_DEVICES; d++) {
+		struct pool *p = __atomic_load_n(&pools.pools[d], __ATOMIC_ACQUIRE);
+
+		if (p)
+			n += __atomic_load_n(&p->cached, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 struct trim_arg {
 	uint64_t want, got;
 };
@@ -596,6 +640,8 @@ uint64_t coloc_pool_trim(uint64_t want)
 {
 	struct trim_arg t = { want, 0 };
 
+	if (!cached_hint())
+		return 0;
 	each_pool(trim_one, &t);
 	if (t.got)
 		coloc_log(COLOC_LOG_INFO, "pool: %" PRIu64 " MiB of cached pages given back",
@@ -624,6 +670,9 @@ static void keep_one(struct pool *p, void *arg)
 void coloc_pool_keep(uint64_t watermark, uint64_t idle_ns)
 {
 	struct keep_arg k = { watermark, idle_ns };
+
+	if (cached_hint() <= watermark)
+		return; /* nothing to give back: no driver call at every tick */
 
 	each_pool(keep_one, &k);
 }

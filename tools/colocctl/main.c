@@ -73,7 +73,8 @@ static void print_percentiles(const char *what, const uint32_t *ring, uint64_t c
 	uint32_t v[COLOC_TURN_SAMPLES];
 	uint64_t n = count < cap ? count : cap;
 
-	_Static_assert(COLOC_DISCARD_SAMPLES <= COLOC_TURN_SAMPLES, "v holds every ring");
+	_Static_assert(COLOC_DISCARD_SAMPLES <= COLOC_TURN_SAMPLES &&
+		       COLOC_HANDOVER_SAMPLES <= COLOC_TURN_SAMPLES, "v holds every ring");
 	if (!n)
 		return;
 	memcpy(v, ring, n * sizeof(v[0]));
@@ -160,6 +161,40 @@ static void print_coverage(const struct coloc_tenant *t)
 	printf("%s%" PRIu64 " launches not timed yet\n", all ? "; " : " ", c[TC_LAUNCH_UNTIMED]);
 }
 
+/* A tenant's pools: what they hold unused, what is swapped out, what went to handovers. */
+static void print_pool(const struct coloc_tenant *t)
+{
+	if (!t->mem_pool && !t->mem_cached && !t->mem_swapped)
+		return;
+	printf("  %-8d memory: %.1f MiB held, %.1f MiB of it cached, %.1f MiB swapped out",
+	       t->pid, (double)t->mem_held / 1048576.0, (double)t->mem_cached / 1048576.0,
+	       (double)t->mem_swapped / 1048576.0);
+	if (t->role == 2)
+		printf("; %.1f MiB given back, %" PRIu64 " swaps out, %" PRIu64 " in",
+		       (double)t->mem_given / 1048576.0, t->swaps_out, t->swaps_in);
+	putchar('\n');
+}
+
+/* Latency tenants' waits for memory, by what ended them. */
+static void print_handovers(const struct coloc_segment *s)
+{
+	static const char *const names[COLOC_PATHS] = { "cached", "discard", "swap", "failed" };
+	uint64_t all = 0;
+
+	for (int p = 0; p < COLOC_PATHS; p++)
+		all += s->handover[p].count;
+	if (!all && !s->mem_hold)
+		return;
+	printf("  handovers:");
+	for (int p = 0; p < COLOC_PATHS; p++) {
+		const struct coloc_handover_stats *h = &s->handover[p];
+
+		printf("%s %s %" PRIu64, p ? ";" : "", names[p], h->count);
+		print_percentiles("wait", h->us, h->count, COLOC_HANDOVER_SAMPLES);
+	}
+	printf("; latency tenants keep %.1f MiB more\n", (double)s->mem_hold / 1048576.0);
+}
+
 static void print_segment(const char *path, const struct coloc_segment *s)
 {
 	unsigned n = 0;
@@ -172,6 +207,7 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		printf(", memory budget %.1f MiB (%.1f MiB reserved for latency tenants)",
 		       (double)s->mem_budget / 1048576.0, (double)s->mem_reserve / 1048576.0);
 	putchar('\n');
+	print_handovers(s);
 	if (!n)
 		return;
 	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %10s %10s %10s %9s\n", "PID", "ROLE",
@@ -196,6 +232,9 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share,
 		       (double)t->mem_held / 1048576.0, c[TC_MEM_REFUSED]);
 	}
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
+		if (s->tenants[i].pid)
+			print_pool(&s->tenants[i]);
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
 		if (s->tenants[i].pid && s->tenants[i].role == 2) {
 			print_coverage(&s->tenants[i]);

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Memory handover between tenants of one (fake) GPU, for handover.test.
+
+usage: handover.py SCENARIO DIR MEM_APP COLOCCTL
+
+Every tenant runs MEM_APP with its steps on standard input, so that this
+script decides when each step happens.  Budget 64 MiB, pages of 4 MiB,
+W (COLOC_MEM_WATERMARK) 4 MiB.  Scenarios:
+
+  cached   the best-effort tenant freed 40 of its 48 MiB; a latency tenant's
+           32 MiB needs 16 + W = 20 MiB of it; the best-effort tenant may not
+           take the W back until T_idle passed
+  discard  the best-effort tenant marks its work and uses all its 48 MiB; it
+           frees them when asked to discard
+  swap     the best-effort tenant uses its 48 MiB and does not mark its work:
+           it is swapped out; its copy waits at the gate until the latency
+           tenant freed its memory; the contents come back
+  kill     the best-effort tenant is stopped and cannot answer; killed
+           300 ms later, it is reaped and the latency tenant goes on
+  fail     nothing to take: the latency tenant's allocation fails at once
+           (no tenant to ask), without waiting COLOC_MEM_WAIT_MS
+
+Lines: "be ...", "lat ..." (the tenants' output), "ctl ..." (colocctl),
+"harness ..." (what this script saw).
+"""
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+sys.stdout.reconfigure(line_buffering=True)
+scenario, run_dir, app, colocctl = sys.argv[1:5]
+MIB = 1 << 20
+os.makedirs(run_dir, exist_ok=True)
+env = dict(os.environ, COLOC_RUN_DIR=run_dir, COLOC_CACHE_DIR=os.path.join(run_dir, "cache"),
+           COLOC_MEM_POOL="1", COLOC_MEM_BUDGET="64M", COLOC_POOL_PAGE="4M",
+           COLOC_MEM_WATERMARK="4M", COLOC_MEM_IDLE_MS="1500", COLOC_LOG="info")
+env.setdefault("COLOC_MEM_WAIT_MS", "4000")
+
+
+class Tenant:
+    def __init__(self, tag, role, extra=None):
+        self.tag = tag
+        self.p = subprocess.Popen([app, "-"], env=dict(env, COLOC_ROLE=role, **(extra or {})),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=open(os.path.join(run_dir, tag + ".err"), "w"),
+                                  text=True, bufsize=1)
+
+    def send(self, step):
+        self.p.stdin.write(step + "\n")
+        self.p.stdin.flush()
+
+    def line(self, timeout=20.0):
+        ready, _, _ = select.select([self.p.stdout], [], [], timeout)
+        if not ready:
+            return None
+        text = self.p.stdout.readline().rstrip("\n")
+        print(self.tag, text)
+        return text
+
+    def do(self, step, timeout=20.0):
+        """Sends one step and shows its line; the time it took, in ms."""
+        t0 = time.monotonic()
+        self.send(step)
+        self.line(timeout)
+        return (time.monotonic() - t0) * 1e3
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            self.p.wait(timeout=20)
+
+
+def ctl(tag="ctl"):
+    out = subprocess.run([colocctl, "status"], env=env, capture_output=True, text=True,
+                         timeout=30).stdout
+    for line in out.splitlines():
+        print(tag, line)
+
+
+if scenario == "cached":
+    be = Tenant("be", "best-effort")
+    be.do(f"alloc:{40 * MIB}")
+    be.do(f"alloc:{8 * MIB}")
+    be.do("free:0")
+    lat = Tenant("lat", "latency")
+    ms = lat.do(f"alloc:{32 * MIB}")
+    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
+    ctl()
+    # 20 MiB cached went back; 20 stay with the best-effort tenant.  It may
+    # reuse them, but not take new pages into the W the latency tenant keeps.
+    be.do(f"alloc:{20 * MIB}")
+    be.do(f"alloc:{4 * MIB}")
+    time.sleep(2.0)  # T_idle is 1.5 s: the W is free again
+    be.do(f"alloc:{4 * MIB}")
+    be.close()
+    lat.close()
+elif scenario == "discard":
+    be = Tenant("be", "best-effort")
+    be.do("unit")
+    be.do(f"alloc:{48 * MIB}")
+    be.send("discard:0")  # waits for a request
+    lat = Tenant("lat", "latency")
+    ms = lat.do(f"alloc:{32 * MIB}")
+    be.line()
+    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
+    ctl()
+    be.close()
+    lat.close()
+elif scenario == "swap":
+    be = Tenant("be", "best-effort")
+    be.do(f"alloc:{48 * MIB}")
+    be.do("write:0:0x5a")
+    lat = Tenant("lat", "latency")
+    ms = lat.do(f"alloc:{32 * MIB}")
+    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
+    ctl()
+    be.send("check:0")
+    ready, _, _ = select.select([be.p.stdout], [], [], 0.5)
+    print("harness best-effort copy waits while swapped out:", "no" if ready else "yes")
+    lat.do("free:0")  # the latency tenant keeps W; the rest fits the swapped pages again
+    be.line()
+    ctl("after")
+    be.close()
+    lat.close()
+elif scenario == "kill":
+    be = Tenant("be", "best-effort")
+    be.do(f"alloc:{40 * MIB}")
+    be.do(f"alloc:{8 * MIB}")
+    be.do("free:0")
+    be.p.send_signal(signal.SIGSTOP)
+    lat = Tenant("lat", "latency")
+    t0 = time.monotonic()
+    lat.send(f"alloc:{32 * MIB}")
+    time.sleep(0.3)
+    be.p.kill()
+    be.p.wait()
+    lat.line()
+    ms = (time.monotonic() - t0) * 1e3
+    print("harness latency allocation after the kill, within 1 s:",
+          "yes" if 300 <= ms < 1300 else f"no ({ms:.0f} ms)")
+    ctl()
+    lat.close()
+elif scenario == "fail":
+    lat = Tenant("lat", "latency", {"COLOC_MEM_WAIT_MS": "200"})
+    ms = lat.do(f"alloc:{80 * MIB}")
+    print("harness refused at once:", "yes" if ms < 150 else f"no ({ms:.0f} ms)")
+    ctl()
+    lat.close()
+else:
+    sys.exit(f"handover.py: no scenario {scenario}")
+for tag in ("be", "lat"):
+    path = os.path.join(run_dir, tag + ".err")
+    if os.path.exists(path):
+        for line in open(path):
+            print(tag + "-log", line.rstrip("\n"))
