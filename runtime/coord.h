@@ -100,6 +100,8 @@ struct coloc_tenant {
 	uint64_t mem_req_bytes;
 	uint64_t mem_given;      /* given back for requests, in all */
 	uint64_t swaps_out, swaps_in;
+	uint32_t mem_wanting;    /* latency: 1 while it waits for a handover */
+	uint32_t pad3;
 };
 
 /* What a latency tenant asks of a best-effort tenant's pools. */
@@ -148,6 +150,7 @@ struct coloc_segment {
 	 */
 	uint64_t mem_hold;
 	uint64_t mem_hold_ns;
+
 	struct coloc_handover_stats {
 		uint64_t count;
 		uint64_t bytes;

@@ -70,13 +70,40 @@ static bool answered(const struct asked *a)
 	return (int32_t)(ack - a->seq) >= 0 || !a->t->pid || !coloc_tenant_alive(a->t);
 }
 
+/* What a latency tenant still has to charge, and who takes it as it comes. */
+struct need {
+	uint64_t left;  /* bytes not charged yet */
+	uint64_t unit;  /* charged this much at a time */
+	uint64_t budget, reserve;
+	void (*take)(void *arg, uint64_t bytes);
+	void *arg;
+};
+
 /*
- * Waits until the charge of `bytes` goes through (true), every tenant in
- * `asked` answered, or `until` passed.
+ * Charges what fits now, `unit` at a time, handing each to the taker: the
+ * latency tenant maps its first pages while the best-effort tenant is still
+ * giving back the rest.  True when nothing is left.
  */
-static bool wait_for_room(struct coloc_segment *s, struct coloc_tenant *self, uint64_t bytes,
-			  uint64_t budget, uint64_t reserve, const struct asked *asked, int n,
-			  uint64_t until)
+static bool charge_some(struct coloc_segment *s, struct coloc_tenant *self, struct need *n)
+{
+	while (n->left) {
+		uint64_t x = n->left < n->unit ? n->left : n->unit;
+
+		if (coloc_coord_mem_charge(s, self, x, n->budget, n->reserve) != 0)
+			return false;
+		n->left -= x;
+		if (n->take)
+			n->take(n->arg, x);
+	}
+	return true;
+}
+
+/*
+ * Waits until everything needed is charged (true), every tenant in `asked`
+ * answered, or `until` passed.
+ */
+static bool wait_for_room(struct coloc_segment *s, struct coloc_tenant *self, struct need *need,
+			  const struct asked *asked, int n, uint64_t until)
 {
 	uint64_t reaped = now_ns();
 
@@ -85,13 +112,13 @@ static bool wait_for_room(struct coloc_segment *s, struct coloc_tenant *self, ui
 		uint64_t now;
 		int open = 0;
 
-		if (coloc_coord_mem_charge(s, self, bytes, budget, reserve) == 0)
+		if (charge_some(s, self, need))
 			return true;
 		for (int i = 0; i < n; i++)
 			open += !answered(&asked[i]);
 		now = now_ns();
 		if (!open || now >= until)
-			return coloc_coord_mem_charge(s, self, bytes, budget, reserve) == 0;
+			return charge_some(s, self, need);
 		if (now - reaped >= REAP_EVERY_NS) {
 			coloc_coord_reap(s);
 			reaped = now;
@@ -146,8 +173,10 @@ static const char *const path_names[COLOC_PATHS] = { "cached pages", "discard", 
 						      "nothing" };
 
 bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t bytes,
-		    uint64_t budget, uint64_t reserve, const char *api)
+		    uint64_t budget, uint64_t reserve, const char *api, uint64_t unit,
+		    void (*take)(void *arg, uint64_t bytes), void *arg)
 {
+	struct need need = { bytes, unit ? unit : bytes, budget, reserve, take, arg };
 	static const enum coloc_handover_path steps[] = { COLOC_PATH_CACHED, COLOC_PATH_DISCARD,
 							  COLOC_PATH_SWAP };
 	/* Of the wait, the share each step may use before the next is tried. */
@@ -161,6 +190,7 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 		  " MiB from best-effort tenants", api, bytes, want >> 20);
 	/* What they give back now is not theirs to take again (a swap-in, a new page). */
 	coloc_coord_hold(s, want, start);
+	__atomic_store_n(&self->mem_wanting, 1, __ATOMIC_SEQ_CST);
 	for (unsigned k = 0; k < sizeof(steps) / sizeof(*steps); k++) {
 		uint64_t now = now_ns(), until;
 		int n;
@@ -172,11 +202,12 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 		if (coloc_log_on(COLOC_LOG_DEBUG))
 			coloc_log(COLOC_LOG_DEBUG, "handover: %s: %d tenants asked", path_names[steps[k]],
 				  n);
-		if (wait_for_room(s, self, bytes, budget, reserve, asked, n, until)) {
+		if (wait_for_room(s, self, &need, asked, n, until)) {
 			path = steps[k];
 			break;
 		}
 	}
+	__atomic_store_n(&self->mem_wanting, 0, __ATOMIC_SEQ_CST);
 	coloc_coord_handover_record(s, path, bytes, now_ns() - start, coloc_cfg.mem_watermark,
 				    now_ns());
 	if (path == COLOC_PATH_FAILED)
@@ -233,6 +264,19 @@ static void swap_in(struct coloc_tenant *self)
 	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB back in", n >> 20);
 }
 
+/* Whether a live latency tenant of `s` waits for a handover now. */
+static bool latency_wants(struct coloc_segment *s)
+{
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		struct coloc_tenant *t = &s->tenants[i];
+
+		if (__atomic_load_n(&t->pid, __ATOMIC_ACQUIRE) && t->role == COLOC_ROLE_LATENCY &&
+		    __atomic_load_n(&t->mem_wanting, __ATOMIC_SEQ_CST) && coloc_tenant_alive(t))
+			return true;
+	}
+	return false;
+}
+
 static void serve_one(struct coloc_segment *s, struct coloc_tenant *self)
 {
 	uint32_t req = __atomic_load_n(&self->mem_req, __ATOMIC_ACQUIRE);
@@ -247,7 +291,14 @@ static void serve_one(struct coloc_segment *s, struct coloc_tenant *self)
 		uint32_t kind = __atomic_load_n(&self->mem_req_kind, __ATOMIC_RELAXED);
 		uint64_t bytes = __atomic_load_n(&self->mem_req_bytes, __ATOMIC_RELAXED);
 
-		if (kind == COLOC_RECLAIM_SWAP)
+		/*
+		 * A request whose latency tenant stopped waiting (it got its memory
+		 * another way, gave up, or died) is answered without giving anything:
+		 * a swap costs this tenant its GPU time for nothing.
+		 */
+		if (!latency_wants(s))
+			given = 0;
+		else if (kind == COLOC_RECLAIM_SWAP)
 			given = coloc_pool_trim(UINT64_MAX) + swap_out(self);
 		else
 			given = coloc_pool_trim(bytes ? bytes : UINT64_MAX);

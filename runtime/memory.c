@@ -66,7 +66,8 @@ static void budget_of(struct coloc_segment *s, uint64_t *budget, uint64_t *reser
  * Charges `bytes` about to be taken from the driver on the current
  * context's GPU; `api` NULL: quietly, without a handover.
  */
-static bool charge(uint64_t bytes, const char *api)
+static bool charge_each(uint64_t bytes, const char *api, uint64_t unit,
+			void (*take)(void *arg, uint64_t bytes), void *arg)
 {
 	struct coloc_tenant *self = NULL;
 	struct coloc_segment *s = coloc_sched_segment(&self);
@@ -81,7 +82,7 @@ static bool charge(uint64_t bytes, const char *api)
 	if (!api)
 		return false;
 	if (coloc_cfg.role == COLOC_ROLE_LATENCY && coloc_cfg.mem_wait_ns &&
-	    coloc_handover(s, self, bytes, budget, reserve, api))
+	    coloc_handover(s, self, bytes, budget, reserve, api, unit, take, arg))
 		return true;
 	coloc_sched_count(TC_MEM_REFUSED, 1);
 	coloc_log(COLOC_LOG_WARN, "%s of %llu bytes refused: the tenants of GPU %s would hold more "
@@ -91,9 +92,20 @@ static bool charge(uint64_t bytes, const char *api)
 	return false;
 }
 
+static bool charge(uint64_t bytes, const char *api)
+{
+	return charge_each(bytes, api, bytes, NULL, NULL);
+}
+
 bool coloc_mem_charge(uint64_t bytes, const char *api)
 {
 	return charge(bytes, api);
+}
+
+bool coloc_mem_charge_each(uint64_t bytes, const char *api, uint64_t unit,
+			   void (*take)(void *arg, uint64_t bytes), void *arg)
+{
+	return charge_each(bytes, api, unit, take, arg);
 }
 
 bool coloc_mem_try_charge(uint64_t bytes)
@@ -106,8 +118,11 @@ void coloc_mem_refund(uint64_t bytes)
 	struct coloc_tenant *self = NULL;
 	struct coloc_segment *s = coloc_sched_segment(&self);
 
-	if (s && self && bytes)
+	if (s && self && bytes) {
 		coloc_coord_mem_refund(s, self, bytes);
+		/* A swapped-out tenant's memory thread may find its room now. */
+		coloc_coord_signal(s);
+	}
 }
 
 void coloc_mem_cached(int64_t delta)

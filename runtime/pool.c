@@ -309,50 +309,86 @@ static CUresult page_back(struct pool *p, struct region *r, uint64_t i)
 	return CUDA_SUCCESS;
 }
 
+/* Backing the pages of one allocation, as their charge comes in. */
+struct taking {
+	struct pool *p;
+	struct region *r;
+	uint64_t next, last; /* the pages still to look at */
+	uint64_t *news;      /* pages made here, in order */
+	uint64_t made;
+	uint64_t charged;    /* bytes charged for them so far */
+	CUresult rc;
+};
+
+/*
+ * Backs the next page without memory behind it and starts zeroing it on
+ * the pool's stream; records the first failure and makes nothing more.
+ */
+static void take_page(struct taking *t)
+{
+	struct pool *p = t->p;
+
+	while (t->next <= t->last && t->r->pages[t->next].h)
+		t->next++;
+	if (t->rc != CUDA_SUCCESS || t->next > t->last)
+		return;
+	if ((t->rc = page_back(p, t->r, t->next)) != CUDA_SUCCESS)
+		return;
+	t->news[t->made++] = t->next;
+	t->rc = REAL(cuMemsetD8Async)(t->r->base + t->next * p->page, 0, p->page, p->stream);
+	t->next++;
+}
+
+/* A handover's charge came in: as many pages as it pays for. */
+static void take_charged(void *arg, uint64_t bytes)
+{
+	struct taking *t = arg;
+
+	t->charged += bytes;
+	while (t->made * t->p->page < t->charged && t->rc == CUDA_SUCCESS && t->next <= t->last)
+		take_page(t);
+}
+
 /*
  * Makes every page of [off, off + size) backed and counts the block on
- * them.  New pages are charged first and zeroed before this returns.  On
+ * them.  New pages are charged first (a latency tenant short of memory maps
+ * each as soon as its charge comes in) and zeroed before this returns.  On
  * failure nothing changed.
  */
 static CUresult pages_take(struct pool *p, struct region *r, uint64_t off, uint64_t size,
 			   const char *api)
 {
 	uint64_t first = off / p->page, last = (off + size - 1) / p->page, fresh = 0, reused = 0;
-	uint64_t made = 0, *news = NULL;
-	CUresult rc = CUDA_SUCCESS;
+	struct taking t = { p, r, first, last, NULL, 0, 0, CUDA_SUCCESS };
 	uint64_t i;
 
 	for (i = first; i <= last; i++) {
 		fresh += !r->pages[i].h;
 		reused += r->pages[i].h && !r->pages[i].live;
 	}
-	if (fresh && !(news = malloc(fresh * sizeof(*news))))
+	if (fresh && !(t.news = malloc(fresh * sizeof(*t.news))))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	if (fresh && !coloc_mem_charge(fresh * p->page, api)) {
-		free(news);
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (fresh && !coloc_mem_charge_each(fresh * p->page, api, p->page, take_charged, &t)) {
+		t.rc = CUDA_ERROR_OUT_OF_MEMORY;
+	} else {
+		t.charged = fresh * p->page;
+		while (t.rc == CUDA_SUCCESS && t.made < fresh)
+			take_page(&t);
+		if (t.rc == CUDA_SUCCESS && fresh)
+			t.rc = REAL(cuStreamSynchronize)(p->stream);
 	}
-	for (i = first; i <= last && rc == CUDA_SUCCESS; i++) {
-		if (r->pages[i].h)
-			continue;
-		if ((rc = page_back(p, r, i)) != CUDA_SUCCESS)
-			break;
-		news[made++] = i;
-		rc = REAL(cuMemsetD8Async)(r->base + i * p->page, 0, p->page, p->stream);
-	}
-	if (rc == CUDA_SUCCESS && fresh)
-		rc = REAL(cuStreamSynchronize)(p->stream);
-	if (rc != CUDA_SUCCESS) {
+	if (t.rc != CUDA_SUCCESS) {
 		/* Back to where it was: the pages made here go, their charge with them. */
-		for (uint64_t k = 0; k < made; k++)
-			page_drop(p, r, news[k]);
-		coloc_mem_refund(fresh * p->page);
-		free(news);
-		coloc_log(COLOC_LOG_WARN, "pool: %s: the driver refused %" PRIu64 " MiB of new pages "
-			  "(error %d)", api, fresh * p->page >> 20, rc);
-		return rc;
+		for (uint64_t k = 0; k < t.made; k++)
+			page_drop(p, r, t.news[k]);
+		coloc_mem_refund(t.charged);
+		free(t.news);
+		if (t.charged)
+			coloc_log(COLOC_LOG_WARN, "pool: %s: the driver refused %" PRIu64
+				  " MiB of new pages (error %d)", api, fresh * p->page >> 20, t.rc);
+		return t.rc;
 	}
-	free(news);
+	free(t.news);
 	for (i = first; i <= last; i++)
 		r->pages[i].live++;
 	p->cached -= reused * p->page;
@@ -564,11 +600,12 @@ static uint64_t trim_older(struct pool *p, uint64_t want, uint64_t before_ns)
 		page_drop(p, c[k].r, c[k].i);
 		c[k].r->pages[c[k].i].idle_since_ns = 0;
 		got += p->page;
+		p->cached -= p->page;
+		/* Page by page: a latency tenant waiting for it maps it at once. */
+		coloc_mem_refund(p->page);
 	}
 	free(c);
-	p->cached -= got;
 	coloc_mem_cached(-(int64_t)got);
-	coloc_mem_refund(got);
 	return got;
 }
 

@@ -66,6 +66,13 @@ void coloc_pool_keep(uint64_t watermark, uint64_t idle_ns);
  * after a handover (memory.c).  True also when there is no coordination.
  */
 bool coloc_mem_charge(uint64_t bytes, const char *api);
+/*
+ * The same for a latency tenant that can use memory as it comes: when a
+ * handover is needed, `take` gets each `unit` as soon as it is charged.
+ * False when not all of it could be had; what `take` got stays charged.
+ */
+bool coloc_mem_charge_each(uint64_t bytes, const char *api, uint64_t unit,
+			   void (*take)(void *arg, uint64_t bytes), void *arg);
 void coloc_mem_refund(uint64_t bytes);
 /* The same without a log line or a handover when it does not fit (api NULL in the pool). */
 bool coloc_mem_try_charge(uint64_t bytes);
@@ -87,12 +94,15 @@ void coloc_gpu_gate_open(void);
 
 /*
  * A latency tenant lacks room for `bytes` on GPU segment `s`: takes memory
- * from best-effort tenants (cached pages, discard, swap) until the charge
- * goes through (true) or COLOC_MEM_WAIT_MS passed (false).
+ * from best-effort tenants (cached pages, discard, swap) until all of it is
+ * charged (true) or COLOC_MEM_WAIT_MS passed (false).  It is charged `unit`
+ * bytes at a time as it comes, each handed to `take` (NULL: nobody) at once;
+ * on failure, what was handed over stays charged.
  */
 struct coloc_segment;
 struct coloc_tenant;
 bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t bytes,
-		    uint64_t budget, uint64_t reserve, const char *api);
+		    uint64_t budget, uint64_t reserve, const char *api, uint64_t unit,
+		    void (*take)(void *arg, uint64_t bytes), void *arg);
 /* Starts this process's memory thread for segment `s` (once): it answers requests and keeps the policy. */
 void coloc_handover_serve(struct coloc_segment *s, struct coloc_tenant *self);

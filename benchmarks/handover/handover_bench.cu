@@ -1,0 +1,324 @@
+// The two tenants of the memory handover benchmark (issue 7), run under
+// libcoloc by benchmarks/handover/run.
+//
+//   handover_bench be MODE BASE_MIB WORK_MIB
+//     A best-effort tenant.  It allocates BASE_MIB (its weights, held, filled
+//     with the pattern 0xC0100CC0) and WORK_MIB, prints "be: ready", then
+//     works until "stop" on standard input (or SIGTERM):
+//       cached   WORK is freed at once and stays in its pool, cached, filled
+//                with the pattern
+//       discard  trains: 1 ms kernels on WORK (its activations), looking for
+//                a discard request while each runs; on one it frees WORK and
+//                acknowledges (with nothing to free, it acknowledges 0)
+//       swap     runs 1 ms kernels that add 1 to every word of WORK; colocc
+//                swaps the tenant out and back in between
+//     "refill" on standard input takes back what a handover took (cached:
+//     allocates, fills and frees WORK again; discard: allocates it again;
+//     swap: waits until a kernel of its ran, i.e. it is swapped in) and
+//     answers "be: ok".  At the end it prints one JSON line of counts; in
+//     swap mode it also checks every word of WORK (each must equal the
+//     number of kernels run) and of BASE (each must still hold the pattern).
+//
+//   handover_bench lat MIB
+//     A latency tenant.  For each "alloc" on standard input: allocates MIB
+//     with cudaMalloc (timed), counts the words that are not zero and those
+//     that hold the best-effort tenant's pattern (a page handed over must
+//     never show its last owner's data), frees them, and prints one JSON
+//     line.  "stop" (or the end of the input) prints a summary.
+//
+// Every wait is bounded and the program has an alarm: a hang ends the run,
+// not the GPU machine's time.
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#define PATTERN 0xC0100CC0u
+#define MIB (1ull << 20)
+
+#define CK(call)                                                                           \
+	do {                                                                               \
+		cudaError_t rc_ = (call);                                                  \
+		if (rc_ != cudaSuccess) {                                                  \
+			fprintf(stderr, "handover_bench: %s:%d: %s: %s\n", __FILE__, __LINE__, \
+				#call, cudaGetErrorString(rc_));                           \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void sleep_ms(double ms)
+{
+	struct timespec t = { (time_t)(ms / 1000), (long)(fmod(ms, 1000.0) * 1e6) };
+
+	nanosleep(&t, NULL);
+}
+
+// Adds 1 to every word, then spins until `ns` of the global timer passed:
+// a training kernel whose result can be checked.
+__global__ void step(unsigned *p, size_t n, unsigned long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] += 1;
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+}
+
+__global__ void fill(unsigned *p, size_t n, unsigned v)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = v;
+}
+
+// Counts the words that are not zero and those equal to `pattern`.
+__global__ void census(const unsigned *p, size_t n, unsigned pattern, unsigned long long *out)
+{
+	unsigned long long nonzero = 0, same = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		nonzero += p[i] != 0;
+		same += p[i] == pattern;
+	}
+	if (nonzero)
+		atomicAdd(&out[0], nonzero);
+	if (same)
+		atomicAdd(&out[1], same);
+}
+
+static void count(const unsigned *p, size_t words, unsigned pattern, unsigned long long *nonzero,
+		  unsigned long long *same)
+{
+	unsigned long long *d, h[2];
+
+	CK(cudaMalloc(&d, sizeof(h)));
+	CK(cudaMemset(d, 0, sizeof(h)));
+	census<<<528, 256>>>(p, words, pattern, d);
+	CK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	CK(cudaFree(d));
+	*nonzero = h[0];
+	*same = h[1];
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+// The discard protocol, from the preloaded libcoloc.
+typedef int (*unit_begin_fn)(unsigned long long);
+typedef int (*pending_fn)(unsigned long long *);
+typedef int (*ack_fn)(unsigned long long);
+
+/* The next line of standard input, when one is there within `wait_ms`; NULL otherwise. */
+static const char *command(double wait_ms)
+{
+	static char line[64];
+	struct pollfd p = { 0, POLLIN, 0 };
+
+	if (poll(&p, 1, (int)wait_ms) <= 0)
+		return NULL;
+	if (!fgets(line, sizeof(line), stdin))
+		return "stop";
+	line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+static int best_effort(const char *mode, size_t base, size_t work)
+{
+	unit_begin_fn unit_begin = (unit_begin_fn)dlsym(RTLD_DEFAULT, "coloc_unit_begin");
+	pending_fn pending = (pending_fn)dlsym(RTLD_DEFAULT, "coloc_discard_pending");
+	ack_fn ack = (ack_fn)dlsym(RTLD_DEFAULT, "coloc_discard_ack");
+	bool is_cached = !strcmp(mode, "cached"), is_discard = !strcmp(mode, "discard");
+	bool is_swap = !strcmp(mode, "swap");
+	unsigned long long discards = 0, refills = 0, steps = 0, bad = 0, nonzero = 0, same = 0;
+	unsigned *w = NULL, *b = NULL;
+	size_t words = work / 4;
+	cudaStream_t s;
+
+	if (!is_cached && !is_discard && !is_swap) {
+		fprintf(stderr, "handover_bench: no mode '%s' (cached, discard, swap)\n", mode);
+		return 2;
+	}
+	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	if (base) {
+		CK(cudaMalloc(&b, base));
+		fill<<<528, 256>>>(b, base / 4, PATTERN);
+	}
+	CK(cudaMalloc(&w, work));
+	if (is_cached) {
+		fill<<<528, 256>>>(w, words, PATTERN);
+		CK(cudaFree(w)); /* stays in the pool: cached pages with this tenant's data */
+		w = NULL;
+	} else {
+		CK(cudaMemset(w, 0, work));
+	}
+	if (is_discard && (!unit_begin || !pending || !ack || unit_begin(1) != 0)) {
+		fprintf(stderr, "handover_bench: the discard protocol needs libcoloc preloaded as "
+				"a best-effort tenant\n");
+		return 1;
+	}
+	CK(cudaDeviceSynchronize());
+	printf("be: ready\n");
+	while (!stop) {
+		const char *c = command(is_cached || !w ? 1 : 0);
+		unsigned long long want = 0;
+
+		if (c && !strcmp(c, "stop"))
+			break;
+		if (c && !strcmp(c, "refill")) {
+			double t0 = now_ms();
+
+			if (is_cached) {
+				while (cudaMalloc(&w, work) != cudaSuccess && now_ms() - t0 < 20000) {
+					cudaGetLastError(); /* refused until the latency tenant freed */
+					sleep_ms(1);
+				}
+				fill<<<528, 256>>>(w, words, PATTERN);
+				CK(cudaFree(w));
+				w = NULL;
+			} else if (is_discard && !w) {
+				while (cudaMalloc(&w, work) != cudaSuccess && now_ms() - t0 < 20000) {
+					cudaGetLastError();
+					sleep_ms(1);
+				}
+				CK(cudaMemset(w, 0, work));
+			} else if (is_swap) {
+				/* The launch waits at colocc's gate while the tenant is swapped out. */
+				step<<<264, 256, 0, s>>>(w, words, 1000ull);
+				steps++;
+				CK(cudaStreamSynchronize(s));
+			}
+			CK(cudaDeviceSynchronize());
+			refills++;
+			printf("be: ok\n");
+			continue;
+		}
+		if (is_cached)
+			continue;
+		if (!w) {
+			/* Discarded already: nothing more to give. */
+			if (pending(&want) == 1)
+				ack(0);
+			continue;
+		}
+		step<<<264, 256, 0, s>>>(w, words, 1000000ull);
+		CK(cudaGetLastError());
+		steps++;
+		while (cudaStreamQuery(s) == cudaErrorNotReady) {
+			if (is_discard && pending(&want) == 1) {
+				CK(cudaFree(w)); /* waits for the kernel, as cudaFree does */
+				w = NULL;
+				if (ack(work) != 0)
+					fprintf(stderr, "handover_bench: acknowledgement refused\n");
+				discards++;
+				break;
+			}
+			sleep_ms(0.02);
+		}
+	}
+	CK(cudaDeviceSynchronize());
+	if (is_swap) {
+		count(w, words, (unsigned)steps, &nonzero, &same);
+		bad = words - same;
+		if (b) {
+			count(b, base / 4, PATTERN, &nonzero, &same);
+			bad += base / 4 - same;
+		}
+	}
+	printf("{\"role\":\"be\",\"mode\":\"%s\",\"steps\":%llu,\"discards\":%llu,\"refills\":%llu,"
+	       "\"words_checked\":%zu,\"words_wrong\":%llu}\n",
+	       mode, steps, discards, refills, is_swap ? (base + work) / 4 : (size_t)0, bad);
+	return bad ? 1 : 0;
+}
+
+static int latency(size_t bytes)
+{
+	std::vector<double> t;
+	unsigned long long leaks = 0, dirty = 0, failed = 0, *counters;
+	size_t words = bytes / 4;
+	const char *c;
+	int i = 0;
+
+	/* Its census counters first, so that each measured allocation is the only one. */
+	CK(cudaMalloc(&counters, 2 * sizeof(*counters)));
+	printf("lat: ready\n");
+	while (!stop && (c = command(60000)) && strcmp(c, "stop")) {
+		unsigned *p = NULL;
+		unsigned long long h[2] = { 0, 0 };
+		double t0, ms;
+		cudaError_t rc;
+
+		if (strcmp(c, "alloc"))
+			continue;
+		t0 = now_ms();
+		rc = cudaMalloc(&p, bytes);
+		ms = now_ms() - t0;
+		if (rc != cudaSuccess) {
+			cudaGetLastError();
+			failed++;
+			printf("{\"role\":\"lat\",\"iter\":%d,\"alloc_ms\":%.3f,\"error\":\"%s\"}\n", i++,
+			       ms, cudaGetErrorString(rc));
+			continue;
+		}
+		CK(cudaMemset(counters, 0, 2 * sizeof(*counters)));
+		census<<<528, 256>>>(p, words, PATTERN, counters);
+		CK(cudaMemcpy(h, counters, sizeof(h), cudaMemcpyDeviceToHost));
+		dirty += h[0];
+		leaks += h[1];
+		CK(cudaFree(p)); /* before the line: the next refill finds the room */
+		printf("{\"role\":\"lat\",\"iter\":%d,\"alloc_ms\":%.3f,\"nonzero_words\":%llu,"
+		       "\"pattern_words\":%llu}\n",
+		       i++, ms, h[0], h[1]);
+		t.push_back(ms);
+	}
+	std::sort(t.begin(), t.end());
+	printf("{\"role\":\"lat\",\"summary\":true,\"bytes\":%zu,\"n\":%zu,\"failed\":%llu,"
+	       "\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,\"nonzero_words\":%llu,"
+	       "\"pattern_words\":%llu}\n",
+	       bytes, t.size(), failed, t.empty() ? 0.0 : t[(t.size() - 1) / 2],
+	       t.empty() ? 0.0 : t[(t.size() - 1) * 99 / 100], t.empty() ? 0.0 : t.back(), dirty,
+	       leaks);
+	return failed || dirty || leaks;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	alarm(600);
+	if (argc == 5 && !strcmp(argv[1], "be"))
+		return best_effort(argv[2], strtoull(argv[3], NULL, 10) * MIB,
+				   strtoull(argv[4], NULL, 10) * MIB);
+	if (argc == 3 && !strcmp(argv[1], "lat"))
+		return latency(strtoull(argv[2], NULL, 10) * MIB);
+	fprintf(stderr, "usage: handover_bench be cached|discard|swap BASE_MIB WORK_MIB\n"
+			"       handover_bench lat MIB\n");
+	return 2;
+}
