@@ -188,8 +188,14 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 
 	coloc_log(COLOC_LOG_INFO, "handover: %s of %" PRIu64 " bytes needs %" PRIu64
 		  " MiB from best-effort tenants", api, bytes, want >> 20);
-	/* What they give back now is not theirs to take again (a swap-in, a new page). */
-	coloc_coord_hold(s, want, start);
+	/*
+	 * What they give back now is not theirs to take again (a swap-in, a new
+	 * page): until this tenant has charged all it asked for, they leave room
+	 * for all of it, not just the shortfall (measured on the H100: a tenant
+	 * swapped out swapped itself back in into the room the latency tenant was
+	 * about to charge); once it is charged, the hold drops to W.
+	 */
+	coloc_coord_hold(s, bytes + coloc_cfg.mem_watermark, start);
 	__atomic_store_n(&self->mem_wanting, 1, __ATOMIC_SEQ_CST);
 	for (unsigned k = 0; k < sizeof(steps) / sizeof(*steps); k++) {
 		uint64_t now = now_ns(), until;

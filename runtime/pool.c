@@ -686,13 +686,8 @@ uint64_t coloc_pool_trim(uint64_t want)
 	return t.got;
 }
 
-/* ---- swapping */
+/* ---- the latency tenant's reserve rule, on its memory thread's clock */
 
-struct swap_arg {
-	int64_t bytes; /* given back (out) or taken (in); -1 after a failure */
-};
-
-/* Copies every live page of `p` out, then gives every page back; under its lock. */
 struct keep_arg {
 	uint64_t watermark, idle_ns;
 };
@@ -714,10 +709,23 @@ void coloc_pool_keep(uint64_t watermark, uint64_t idle_ns)
 	each_pool(keep_one, &k);
 }
 
+/* ---- swapping */
+
+struct swap_arg {
+	int64_t bytes; /* given back (out) or taken (in); -1 after a failure */
+};
+
+/*
+ * Copies the live pages of `p` out and gives every page back, one at a time:
+ * each page's refund lets a waiting latency tenant map a page of its own
+ * while the next is copied.  Under its lock.  A failure stops the swap where
+ * it is: the pages given back so far stay out (swap_in_one brings them back),
+ * the rest stay mapped.
+ */
 static void swap_out_one(struct pool *p, void *arg)
 {
 	struct swap_arg *a = arg;
-	uint64_t live = 0, dropped = 0, cached = p->cached;
+	uint64_t live = 0, dropped = 0;
 	CUresult rc = CUDA_SUCCESS;
 
 	if (a->bytes < 0)
@@ -726,42 +734,42 @@ static void swap_out_one(struct pool *p, void *arg)
 		for (uint64_t i = 0; i < r->size / p->page && rc == CUDA_SUCCESS; i++) {
 			struct page *pg = &r->pages[i];
 
-			if (!pg->h || !pg->live)
+			if (!pg->h)
 				continue;
-			if ((rc = REAL(cuMemHostAlloc)(&pg->host, p->page, 0)) != CUDA_SUCCESS) {
-				pg->host = NULL;
-				break;
-			}
-			rc = REAL(cuMemcpyDtoHAsync_v2)(pg->host, r->base + i * p->page, p->page,
-						       p->stream);
-			live += p->page;
-		}
-	if (rc == CUDA_SUCCESS)
-		rc = REAL(cuStreamSynchronize)(p->stream);
-	if (rc != CUDA_SUCCESS) {
-		/* Nothing was given back yet: the copies go, the pages stay. */
-		for (struct region *r = p->regions; r; r = r->next)
-			for (uint64_t i = 0; i < r->size / p->page; i++)
-				if (r->pages[i].host && r->pages[i].h) {
-					REAL(cuMemFreeHost)(r->pages[i].host);
-					r->pages[i].host = NULL;
+			if (pg->live) {
+				if ((rc = REAL(cuMemHostAlloc)(&pg->host, p->page, 0)) != CUDA_SUCCESS) {
+					pg->host = NULL;
+					break;
 				}
-		coloc_log(COLOC_LOG_WARN, "pool: cannot swap device %d out: copying its %" PRIu64
-			  " MiB to host memory failed (error %d)", p->dev, live >> 20, rc);
-		a->bytes = -1;
-		return;
-	}
-	for (struct region *r = p->regions; r; r = r->next)
-		for (uint64_t i = 0; i < r->size / p->page; i++)
-			if (r->pages[i].h) {
-				page_drop(p, r, i);
-				r->pages[i].idle_since_ns = 0;
-				dropped += p->page;
+				rc = REAL(cuMemcpyDtoHAsync_v2)(pg->host, r->base + i * p->page, p->page,
+							       p->stream);
+				if (rc == CUDA_SUCCESS)
+					rc = REAL(cuStreamSynchronize)(p->stream);
+				if (rc != CUDA_SUCCESS) {
+					REAL(cuMemFreeHost)(pg->host);
+					pg->host = NULL;
+					break;
+				}
+				live += p->page;
+			} else {
+				p->cached -= p->page;
+				coloc_mem_cached(-(int64_t)p->page);
 			}
-	p->cached = 0;
+			page_drop(p, r, i);
+			pg->idle_since_ns = 0;
+			dropped += p->page;
+			coloc_mem_refund(p->page);
+		}
 	p->swapped += live;
-	coloc_mem_cached(-(int64_t)cached);
-	coloc_mem_refund(dropped);
+	if (rc != CUDA_SUCCESS) {
+		coloc_log(COLOC_LOG_WARN, "pool: swapping device %d out stopped after %" PRIu64 " of "
+			  "its MiB: copying a page to host memory failed (error %d)", p->dev,
+			  dropped >> 20, rc);
+		if (!dropped) {
+			a->bytes = -1;
+			return;
+		}
+	}
 	a->bytes += (int64_t)dropped;
 }
 

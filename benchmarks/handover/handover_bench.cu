@@ -26,10 +26,17 @@
 //     never show its last owner's data), frees them, and prints one JSON
 //     line.  "stop" (or the end of the input) prints a summary.
 //
+//   handover_bench train BASE_MIB CHUNK_MIB MAX_CHUNKS
+//   handover_bench serve TRACE WEIGHTS_MIB REQ_MIB MAX_BATCH FIXED_US PER_REQ_US LAT_OUT
+//     The two tenants of the end-to-end run: a trainer whose micro-batch
+//     grows and shrinks with its memory, and an inference server under an
+//     open-loop trace whose batches need memory (see trainer() and server()).
+//
 // Every wait is bounded and the program has an alarm: a hang ends the run,
 // not the GPU machine's time.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -307,6 +314,223 @@ static int latency(size_t bytes)
 	return failed || dirty || leaks;
 }
 
+// The end-to-end trainer: weights BASE_MIB; activations in chunks of CHUNK_MIB,
+// as many as fit up to MAX (a micro-batch grows with the memory it has).
+// Each step is a 1 ms kernel and counts one sample per chunk held.  On a
+// discard request it aborts the step, frees the chunks asked for (at least
+// one) and acknowledges; it tries to grow back by one chunk every 20 ms.
+static int trainer(size_t base, size_t chunk, int max)
+{
+	unit_begin_fn unit_begin = (unit_begin_fn)dlsym(RTLD_DEFAULT, "coloc_unit_begin");
+	pending_fn pending = (pending_fn)dlsym(RTLD_DEFAULT, "coloc_discard_pending");
+	ack_fn ack = (ack_fn)dlsym(RTLD_DEFAULT, "coloc_discard_ack");
+	unsigned long long steps = 0, samples = 0, discards = 0, freed = 0, grown = 0;
+	std::vector<unsigned *> acts;
+	unsigned *b = NULL;
+	double t0, last_grow = 0;
+	int low = max;
+	cudaStream_t s;
+
+	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	CK(cudaMalloc(&b, base));
+	fill<<<528, 256>>>(b, base / 4, PATTERN);
+	/* After the first allocation: the protocol needs the tenant's context. */
+	if (!unit_begin || !pending || !ack || unit_begin(1) != 0) {
+		fprintf(stderr, "handover_bench: the discard protocol needs libcoloc preloaded as "
+				"a best-effort tenant\n");
+		return 1;
+	}
+	while ((int)acts.size() < max) {
+		unsigned *w;
+
+		if (cudaMalloc(&w, chunk) != cudaSuccess) {
+			cudaGetLastError();
+			break;
+		}
+		CK(cudaMemset(w, 0, chunk));
+		acts.push_back(w);
+	}
+	CK(cudaDeviceSynchronize());
+	printf("be: ready %zu\n", acts.size());
+	t0 = now_ms();
+	while (!stop) {
+		const char *c = command(0);
+		unsigned long long want = 0;
+
+		if (c && !strcmp(c, "stop"))
+			break;
+		if (c && !strcmp(c, "count"))
+			printf("be: %zu\n", acts.size());
+		if ((int)acts.size() < max && now_ms() - last_grow > 20) {
+			unsigned *w;
+
+			last_grow = now_ms();
+			if (cudaMalloc(&w, chunk) == cudaSuccess) {
+				CK(cudaMemsetAsync(w, 0, chunk, s));
+				acts.push_back(w);
+				grown++;
+			} else {
+				cudaGetLastError(); /* the memory is the latency tenant's for now */
+			}
+		}
+		if (acts.empty()) {
+			if (pending(&want) == 1)
+				ack(0);
+			sleep_ms(1);
+			continue;
+		}
+		size_t held = acts.size();
+		bool aborted = false;
+
+		step<<<264, 256, 0, s>>>(acts.back(), 1 << 20, 1000000ull);
+		CK(cudaGetLastError());
+		while (cudaStreamQuery(s) == cudaErrorNotReady) {
+			if (pending(&want) == 1) {
+				unsigned long long n = (want + chunk - 1) / chunk, got = 0;
+
+				for (n = n ? n : 1; n && !acts.empty(); n--) {
+					CK(cudaFree(acts.back())); /* waits for the step */
+					acts.pop_back();
+					got += chunk;
+				}
+				if (ack(got) != 0)
+					fprintf(stderr, "handover_bench: acknowledgement refused\n");
+				discards++;
+				freed += got;
+				low = std::min(low, (int)acts.size());
+				aborted = true;
+				break;
+			}
+			sleep_ms(0.02);
+		}
+		if (!aborted) {
+			steps++;
+			samples += held;
+		}
+	}
+	CK(cudaDeviceSynchronize());
+	printf("{\"role\":\"be\",\"mode\":\"train\",\"seconds\":%.3f,\"steps\":%llu,"
+	       "\"samples\":%llu,\"discards\":%llu,\"freed_mib\":%llu,\"grown\":%llu,"
+	       "\"chunks_end\":%zu,\"chunks_low\":%d}\n",
+	       (now_ms() - t0) / 1e3, steps, samples, discards, freed >> 20, grown, acts.size(), low);
+	return 0;
+}
+
+// Touches one word in every 64 KiB of its batch's memory, then spins until
+// `ns` passed: a decoder step whose time grows slowly with the batch.
+__global__ void infer(unsigned *p, size_t n, unsigned long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 16384; i < n;
+	     i += (size_t)gridDim.x * blockDim.x * 16384)
+		p[i] = 1;
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+}
+
+// The end-to-end server: weights WEIGHTS_MIB; requests arrive at the times
+// of TRACE (after "go" on standard input) and are served in batches of up
+// to MAX_BATCH, each request needing REQ_MIB for its batch's kernel
+// (FIXED_US + PER_REQ_US per request).  A batch's memory is allocated before
+// its kernel and freed after it; when it cannot be, the batch is halved (the
+// rest waits), down to one request, retried every millisecond.  Writes each
+// request's latency (arrival to completion, ms) to LAT_OUT, one per line,
+// and prints a summary.
+static int server(const char *trace, size_t weights, size_t req, int max_batch, double fixed_us,
+		  double per_req_us, const char *lat_out)
+{
+	std::vector<double> arrive, done;
+	unsigned long long shrunk = 0, batches = 0, failed_ms = 0;
+	std::vector<double> alloc_ms;
+	unsigned *w, *p;
+	size_t next = 0, head = 0;
+	char line[128];
+	FILE *f = fopen(trace, "r");
+	double t0, served_mib = 0;
+	int largest = 0;
+	const char *c;
+
+	if (!f) {
+		fprintf(stderr, "handover_bench: %s: %s\n", trace, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#' && line[0] != '\n')
+			arrive.push_back(atof(line) * 1e3);
+	fclose(f);
+	done.assign(arrive.size(), 0);
+	CK(cudaMalloc(&w, weights));
+	CK(cudaMemset(w, 0, weights));
+	/* A warm-up batch of 4: its memory stays in the tenant's pool. */
+	CK(cudaMalloc(&p, 4 * req));
+	infer<<<132, 256>>>(p, 4 * req / 4, 1000);
+	CK(cudaDeviceSynchronize());
+	CK(cudaFree(p));
+	printf("lat: ready\n");
+	while ((c = command(60000)) && strcmp(c, "go"))
+		if (!strcmp(c, "stop"))
+			return 1;
+	t0 = now_ms();
+	while (!stop && head < arrive.size()) {
+		double now = now_ms() - t0, a0;
+		int n;
+
+		while (next < arrive.size() && arrive[next] <= now)
+			next++;
+		if (head == next) {
+			sleep_ms(std::min(1.0, arrive[next] - now));
+			continue;
+		}
+		n = std::min((int)(next - head), max_batch);
+		a0 = now_ms();
+		while (cudaMalloc(&p, n * req) != cudaSuccess) {
+			cudaGetLastError();
+			if (n > 1) {
+				n /= 2;
+				shrunk++;
+				continue;
+			}
+			if (++failed_ms > 30000) {
+				fprintf(stderr, "handover_bench: no memory for one request in 30 s\n");
+				return 1;
+			}
+			sleep_ms(1);
+		}
+		alloc_ms.push_back(now_ms() - a0);
+		infer<<<132, 256>>>(p, n * req / 4, (unsigned long long)((fixed_us + per_req_us * n) * 1e3));
+		CK(cudaGetLastError());
+		CK(cudaDeviceSynchronize());
+		now = now_ms() - t0;
+		for (int i = 0; i < n; i++)
+			done[head + i] = now;
+		CK(cudaFree(p));
+		head += n;
+		batches++;
+		served_mib += (double)(n * req >> 20);
+		largest = std::max(largest, n);
+	}
+	f = fopen(lat_out, "w");
+	if (!f) {
+		fprintf(stderr, "handover_bench: %s: %s\n", lat_out, strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; i < head; i++)
+		fprintf(f, "%.3f\n", done[i] - arrive[i]);
+	fclose(f);
+	std::sort(alloc_ms.begin(), alloc_ms.end());
+	printf("{\"role\":\"lat\",\"summary\":true,\"requests\":%zu,\"served\":%zu,\"batches\":%llu,"
+	       "\"largest_batch\":%d,\"shrunk\":%llu,\"alloc_retry_ms\":%llu,\"alloc_p50_ms\":%.3f,"
+	       "\"alloc_p99_ms\":%.3f,\"alloc_max_ms\":%.3f,\"mean_batch_mib\":%.1f}\n",
+	       arrive.size(), head, batches, largest, shrunk, failed_ms,
+	       alloc_ms.empty() ? 0.0 : alloc_ms[(alloc_ms.size() - 1) / 2],
+	       alloc_ms.empty() ? 0.0 : alloc_ms[(alloc_ms.size() - 1) * 99 / 100],
+	       alloc_ms.empty() ? 0.0 : alloc_ms.back(), batches ? served_mib / batches : 0.0);
+	return head == arrive.size() ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -318,7 +542,17 @@ int main(int argc, char **argv)
 				   strtoull(argv[4], NULL, 10) * MIB);
 	if (argc == 3 && !strcmp(argv[1], "lat"))
 		return latency(strtoull(argv[2], NULL, 10) * MIB);
+	if (argc == 5 && !strcmp(argv[1], "train"))
+		return trainer(strtoull(argv[2], NULL, 10) * MIB, strtoull(argv[3], NULL, 10) * MIB,
+			       atoi(argv[4]));
+	if (argc == 9 && !strcmp(argv[1], "serve"))
+		return server(argv[2], strtoull(argv[3], NULL, 10) * MIB,
+			      strtoull(argv[4], NULL, 10) * MIB, atoi(argv[5]), atof(argv[6]),
+			      atof(argv[7]), argv[8]);
 	fprintf(stderr, "usage: handover_bench be cached|discard|swap BASE_MIB WORK_MIB\n"
-			"       handover_bench lat MIB\n");
+			"       handover_bench lat MIB\n"
+			"       handover_bench train BASE_MIB CHUNK_MIB MAX_CHUNKS\n"
+			"       handover_bench serve TRACE WEIGHTS_MIB REQ_MIB MAX_BATCH FIXED_US "
+			"PER_REQ_US LAT_OUT\n");
 	return 2;
 }

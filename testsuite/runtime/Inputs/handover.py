@@ -73,9 +73,15 @@ class Tenant:
             self.p.wait(timeout=20)
 
 
-def ctl(tag="ctl"):
-    out = subprocess.run([colocctl, "status"], env=env, capture_output=True, text=True,
-                         timeout=30).stdout
+def ctl(tag="ctl", until=None):
+    """Shows colocctl status; with UNTIL, once it shows that text (up to 10 s)."""
+    deadline = time.monotonic() + 10
+    while True:
+        out = subprocess.run([colocctl, "status"], env=env, capture_output=True, text=True,
+                             timeout=30).stdout
+        if not until or until in out or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     for line in out.splitlines():
         print(tag, line)
 
@@ -116,7 +122,9 @@ elif scenario == "swap":
     lat = Tenant("lat", "latency")
     ms = lat.do(f"alloc:{32 * MIB}")
     print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
-    ctl()
+    # The latency tenant goes on once the pages it needs are out; the rest
+    # of the swap goes on after it.
+    ctl(until="1 swaps out")
     be.send("check:0")
     ready, _, _ = select.select([be.p.stdout], [], [], 0.5)
     print("harness best-effort copy waits while swapped out:", "no" if ready else "yes")
