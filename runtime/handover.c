@@ -77,6 +77,7 @@ struct need {
 	uint64_t budget, reserve;
 	void (*take)(void *arg, uint64_t bytes);
 	void *arg;
+	uint64_t first_ns, last_ns; /* when the first and the last unit were charged */
 };
 
 /*
@@ -92,6 +93,9 @@ static bool charge_some(struct coloc_segment *s, struct coloc_tenant *self, stru
 		if (coloc_coord_mem_charge(s, self, x, n->budget, n->reserve) != 0)
 			return false;
 		n->left -= x;
+		n->last_ns = now_ns();
+		if (!n->first_ns)
+			n->first_ns = n->last_ns;
 		if (n->take)
 			n->take(n->arg, x);
 	}
@@ -176,7 +180,7 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 		    uint64_t budget, uint64_t reserve, const char *api, uint64_t unit,
 		    void (*take)(void *arg, uint64_t bytes), void *arg)
 {
-	struct need need = { bytes, unit ? unit : bytes, budget, reserve, take, arg };
+	struct need need = { bytes, unit ? unit : bytes, budget, reserve, take, arg, 0, 0 };
 	static const enum coloc_handover_path steps[] = { COLOC_PATH_CACHED, COLOC_PATH_DISCARD,
 							  COLOC_PATH_SWAP };
 	/* Of the wait, the share each step may use before the next is tried. */
@@ -222,7 +226,10 @@ bool coloc_handover(struct coloc_segment *s, struct coloc_tenant *self, uint64_t
 			  (double)(now_ns() - start) / 1e6, coloc_cfg.mem_wait_ns / 1000000u);
 	else
 		coloc_log(COLOC_LOG_INFO, "handover: %s of %" PRIu64 " bytes served through %s in "
-			  "%.3f ms", api, bytes, path_names[path], (double)(now_ns() - start) / 1e6);
+			  "%.3f ms (first of it charged at %.3f ms, the last at %.3f ms)", api, bytes,
+			  path_names[path], (double)(now_ns() - start) / 1e6,
+			  need.first_ns ? (double)(need.first_ns - start) / 1e6 : 0.0,
+			  need.last_ns ? (double)(need.last_ns - start) / 1e6 : 0.0);
 	return path != COLOC_PATH_FAILED;
 }
 

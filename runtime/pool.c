@@ -371,11 +371,19 @@ static CUresult pages_take(struct pool *p, struct region *r, uint64_t off, uint6
 	if (fresh && !coloc_mem_charge_each(fresh * p->page, api, p->page, take_charged, &t)) {
 		t.rc = CUDA_ERROR_OUT_OF_MEMORY;
 	} else {
+		uint64_t t0 = now_ns(), t1, early = t.made;
+
 		t.charged = fresh * p->page;
 		while (t.rc == CUDA_SUCCESS && t.made < fresh)
 			take_page(&t);
+		t1 = now_ns();
 		if (t.rc == CUDA_SUCCESS && fresh)
 			t.rc = REAL(cuStreamSynchronize)(p->stream);
+		if (fresh && coloc_log_on(COLOC_LOG_DEBUG))
+			coloc_log(COLOC_LOG_DEBUG, "pool: %s: %" PRIu64 " new pages; the last %" PRIu64
+				  " made in %.3f ms after their charge, all zeroed %.3f ms later", api,
+				  fresh, fresh - early, (double)(t1 - t0) / 1e6,
+				  (double)(now_ns() - t1) / 1e6);
 	}
 	if (t.rc != CUDA_SUCCESS) {
 		/* Back to where it was: the pages made here go, their charge with them. */
@@ -676,13 +684,14 @@ static void trim_one(struct pool *p, void *arg)
 uint64_t coloc_pool_trim(uint64_t want)
 {
 	struct trim_arg t = { want, 0 };
+	uint64_t t0 = now_ns();
 
 	if (!cached_hint())
 		return 0;
 	each_pool(trim_one, &t);
 	if (t.got)
-		coloc_log(COLOC_LOG_INFO, "pool: %" PRIu64 " MiB of cached pages given back",
-			  t.got >> 20);
+		coloc_log(COLOC_LOG_INFO, "pool: %" PRIu64 " MiB of cached pages given back in %.3f ms",
+			  t.got >> 20, (double)(now_ns() - t0) / 1e6);
 	return t.got;
 }
 

@@ -204,7 +204,13 @@ static int best_effort(const char *mode, size_t base, size_t work)
 			if (is_cached) {
 				while (cudaMalloc(&w, work) != cudaSuccess && now_ms() - t0 < 20000) {
 					cudaGetLastError(); /* refused until the latency tenant freed */
+					w = NULL;
 					sleep_ms(1);
+				}
+				if (!w) {
+					fprintf(stderr, "handover_bench: refill: no room for %zu MiB in 20 s\n",
+						work >> 20);
+					return 1;
 				}
 				fill<<<528, 256>>>(w, words, PATTERN);
 				CK(cudaFree(w));
@@ -212,7 +218,13 @@ static int best_effort(const char *mode, size_t base, size_t work)
 			} else if (is_discard && !w) {
 				while (cudaMalloc(&w, work) != cudaSuccess && now_ms() - t0 < 20000) {
 					cudaGetLastError();
+					w = NULL;
 					sleep_ms(1);
+				}
+				if (!w) {
+					fprintf(stderr, "handover_bench: refill: no room for %zu MiB in 20 s\n",
+						work >> 20);
+					return 1;
 				}
 				CK(cudaMemset(w, 0, work));
 			} else if (is_swap) {
