@@ -242,7 +242,7 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 
 	if (!d || !d->self)
 		return;
-	if (coloc_cfg.policy == COLOC_POLICY_FILL && is_comm(fn))
+	if (coloc_cfg.policy == COLOC_POLICY_FILL && fn && is_comm(fn))
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
 	if (sched.by_kernel)
 		note_stream(d, stream, flavor);
@@ -282,15 +282,29 @@ static void settle(struct dev_state *d)
 	uint64_t gen = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST), last;
 	bool poll = sched.by_kernel && !__atomic_load_n(&d->unnamed, __ATOMIC_RELAXED);
 
+	/*
+	 * While the application captures a graph, synchronizing its context or
+	 * querying its streams would invalidate the capture: the tenant stays
+	 * busy until the capture is closed (graph.c).
+	 */
+	if (!coloc_graph_sync_begin()) {
+		sleep_ns(poll ? POLL_PAUSE_NS : SETTLE_PAUSE_NS);
+		return;
+	}
 	if (REAL(cuCtxSetCurrent)(d->ctx) != CUDA_SUCCESS) {
+		coloc_graph_sync_end();
 		sleep_ns(50000); /* the context went away: the tenant is idle once the hold ends */
 	} else if (poll) {
-		if (!streams_done(d)) {
+		bool done = streams_done(d);
+
+		coloc_graph_sync_end();
+		if (!done) {
 			sleep_ns(POLL_PAUSE_NS);
 			return;
 		}
 	} else {
 		REAL(cuCtxSynchronize)();
+		coloc_graph_sync_end();
 	}
 	last = __atomic_load_n(&d->last_launch_ns, __ATOMIC_RELAXED);
 	if (now_ns() < last + sched.hold_ns) {
@@ -318,6 +332,7 @@ static void *monitor(void *arg)
 {
 	(void)arg;
 	coloc_enter(); /* its driver calls are colocc's own */
+	coloc_graph_thread_relaxed();
 	for (;;) {
 		struct dev_state *busy[MAX_DEVICES];
 		int n = 0;
