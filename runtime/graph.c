@@ -290,7 +290,10 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 	if (coloc_cfg.role != COLOC_ROLE_BEST_EFFORT) {
 		coloc_sched_latency_launch(NULL, stream, flavor);
 		coloc_sched_count(TC_GRAPH_LAUNCHES, 1);
-		return real(exec, stream);
+		rc = real(exec, stream);
+		if (rc == CUDA_SUCCESS)
+			coloc_sched_latency_issued(NULL, stream, flavor);
+		return rc;
 	}
 	coloc_gpu_gate_enter();
 	coloc_sched_issue_begin();

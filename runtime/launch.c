@@ -81,6 +81,8 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 							    l->shmem, l->stream, l->params, l->extra);
 	if (be && rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor);
+	else if (rc == CUDA_SUCCESS)
+		coloc_sched_latency_issued(l->fn, l->stream, l->flavor);
 	return rc;
 }
 

@@ -236,7 +236,8 @@ out:
 	pthread_mutex_unlock(&sched.lock);
 }
 
-void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+static void latency_mark(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor,
+			 bool before)
 {
 	struct dev_state *d = current_dev();
 
@@ -244,9 +245,10 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 		return;
 	if (coloc_cfg.policy == COLOC_POLICY_FILL && fn && is_comm(fn))
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
-	if (sched.by_kernel)
+	if (before && sched.by_kernel)
 		note_stream(d, stream, flavor);
-	__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
+	if (before)
+		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST))
@@ -260,6 +262,21 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 		pthread_cond_signal(&sched.wake);
 	}
 	pthread_mutex_unlock(&sched.lock);
+}
+
+void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	latency_mark(fn, stream, flavor, true);
+}
+
+/*
+ * Once more after the launch: a monitor that drained the context between
+ * the mark and the launch reaching the driver saw nothing to wait for, and
+ * must not leave the tenant idle while its work runs.
+ */
+void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	latency_mark(fn, stream, flavor, false);
 }
 
 /*

@@ -24,6 +24,8 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
  * kernels (NCCL's) do not make it busy.
  */
 void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
+/* The same launch, after the driver took it (no counting): closes the race with the monitor. */
+void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
 /*
  * Around each best-effort kernel or slice put on `stream`: begin waits
  * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
