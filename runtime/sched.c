@@ -247,7 +247,7 @@ static void latency_mark(CUfunction fn, CUstream stream, enum coloc_stream_flavo
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
 	if (before && sched.by_kernel)
 		note_stream(d, stream, flavor);
-	if (before)
+	if (before && fn) /* a graph (no fn) is counted as one */
 		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
