@@ -34,6 +34,24 @@ typedef int CUfunc_cache;
 typedef int CUdriverProcAddressQueryResult;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphEdgeData_st CUgraphEdgeData;
+typedef int CUstreamCaptureMode;
+typedef int CUstreamCaptureStatus;
+
+/* Stream capture (cuStreamBeginCapture_v2's mode, cuStreamIsCapturing's status). */
+enum {
+	CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+	CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
+enum {
+	CU_STREAM_CAPTURE_STATUS_NONE = 0,
+	CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+	CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+};
 
 /* The virtual memory API (cuMemCreate, cuMemMap): what colocc's pools use. */
 typedef struct CUmemLocation_st {
@@ -95,6 +113,9 @@ enum {
 	CUDA_ERROR_LAUNCH_TIMEOUT = 702,
 	CUDA_ERROR_LAUNCH_FAILED = 719,
 	CUDA_ERROR_NOT_SUPPORTED = 801,
+	CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+	CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
 	CUDA_ERROR_UNKNOWN = 999,
 };
 

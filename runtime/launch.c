@@ -13,10 +13,12 @@
  *
  * Everything goes onto the application's own stream, in order, so stream
  * order, events and every synchronization call mean what they meant
- * (docs/runtime-design.md).  Cooperative and cluster launches, launches
- * during stream capture (a graph would replay one control block forever),
- * and kernels colocc did not capture or could not transform run original;
- * each fallback is counted and its reason logged once per kernel.
+ * (docs/runtime-design.md).  Cooperative and cluster launches, and kernels
+ * colocc did not capture or could not transform run original; each
+ * fallback is counted and its reason logged once per kernel.  A launch
+ * recorded into a graph (its stream is being captured), or made by a thread
+ * that may not synchronize while a capture is open, goes to the driver
+ * untouched: not gated, not timed, no variant (graph.c says why).
  *
  * Before anything of a best-effort launch goes to the GPU, and before each
  * slice, sched.c holds the launching thread while a latency tenant of the
@@ -79,6 +81,8 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 							    l->shmem, l->stream, l->params, l->extra);
 	if (be && rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor);
+	else if (rc == CUDA_SUCCESS)
+		coloc_sched_latency_issued(l->fn, l->stream, l->flavor);
 	return rc;
 }
 
@@ -410,10 +414,7 @@ static CUresult launch_best_effort(const struct launch *l)
 				why = "a cluster launch";
 		}
 	}
-	if (!why && capturing_stream(l))
-		why = "its stream is being captured into a graph";
 	if (why) {
-		/* Not timed either: a graph being captured must not get colocc's events. */
 		rc = fallback(l, k, name, why, NULL);
 		account(&run, false);
 		goto out;
@@ -466,11 +467,47 @@ out:
 	return rc;
 }
 
+/*
+ * Stream capture: the launch is recorded into a graph, or this thread may
+ * not make the synchronizing calls a gated launch needs (graph.c).  A
+ * best-effort launch always asks the driver, so that no capture escapes;
+ * a latency launch only while colocc saw a capture open.
+ */
+static bool hands_off(const struct launch *l, bool be)
+{
+	if (be)
+		return coloc_graph_thread_restricted() || capturing_stream(l);
+	return coloc_graph_capture_open() && capturing_stream(l);
+}
+
+/* As the application made it: recorded into a graph, or run ungated meanwhile. */
+static CUresult launch_as_is(const struct launch *l)
+{
+	static int logged;
+
+	if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+		coloc_log(COLOC_LOG_INFO, "launches during stream capture go to the driver as "
+			  "they are: original kernels, not gated");
+	coloc_sched_count(TC_LAUNCH_CAPTURED, 1);
+	if (l->config)
+		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
+	if (l->cooperative)
+		return COLOC_CAST(cuLaunchCooperativeKernel_fn, l->real)(
+			l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z,
+			l->shmem, l->stream, l->params);
+	return COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z,
+						      l->block.x, l->block.y, l->block.z, l->shmem,
+						      l->stream, l->params, l->extra);
+}
+
 static CUresult launch(const struct launch *l)
 {
+	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	CUresult rc;
 
-	if (coloc_cfg.role != COLOC_ROLE_BEST_EFFORT)
+	if (hands_off(l, be))
+		return launch_as_is(l);
+	if (!be)
 		return launch_original(l, NULL);
 	/* Not while this tenant's memory is swapped out (memory.c). */
 	coloc_gpu_gate_enter();

@@ -519,6 +519,7 @@ static void *watcher(void *arg)
 	struct coloc_segment *seg = arg;
 
 	coloc_enter(); /* its driver calls are colocc's own */
+	coloc_graph_thread_relaxed(); /* legal while the application captures a graph */
 	for (;;) {
 		uint32_t epoch = __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST);
 		uint64_t since = 0;

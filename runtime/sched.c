@@ -236,17 +236,19 @@ out:
 	pthread_mutex_unlock(&sched.lock);
 }
 
-void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+static void latency_mark(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor,
+			 bool before)
 {
 	struct dev_state *d = current_dev();
 
 	if (!d || !d->self)
 		return;
-	if (coloc_cfg.policy == COLOC_POLICY_FILL && is_comm(fn))
+	if (coloc_cfg.policy == COLOC_POLICY_FILL && fn && is_comm(fn))
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
-	if (sched.by_kernel)
+	if (before && sched.by_kernel)
 		note_stream(d, stream, flavor);
-	__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
+	if (before && fn) /* a graph (no fn) is counted as one */
+		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST))
@@ -260,6 +262,21 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 		pthread_cond_signal(&sched.wake);
 	}
 	pthread_mutex_unlock(&sched.lock);
+}
+
+void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	latency_mark(fn, stream, flavor, true);
+}
+
+/*
+ * Once more after the launch: a monitor that drained the context between
+ * the mark and the launch reaching the driver saw nothing to wait for, and
+ * must not leave the tenant idle while its work runs.
+ */
+void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	latency_mark(fn, stream, flavor, false);
 }
 
 /*
@@ -282,15 +299,29 @@ static void settle(struct dev_state *d)
 	uint64_t gen = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST), last;
 	bool poll = sched.by_kernel && !__atomic_load_n(&d->unnamed, __ATOMIC_RELAXED);
 
+	/*
+	 * While the application captures a graph, synchronizing its context or
+	 * querying its streams would invalidate the capture: the tenant stays
+	 * busy until the capture is closed (graph.c).
+	 */
+	if (!coloc_graph_sync_begin()) {
+		sleep_ns(poll ? POLL_PAUSE_NS : SETTLE_PAUSE_NS);
+		return;
+	}
 	if (REAL(cuCtxSetCurrent)(d->ctx) != CUDA_SUCCESS) {
+		coloc_graph_sync_end();
 		sleep_ns(50000); /* the context went away: the tenant is idle once the hold ends */
 	} else if (poll) {
-		if (!streams_done(d)) {
+		bool done = streams_done(d);
+
+		coloc_graph_sync_end();
+		if (!done) {
 			sleep_ns(POLL_PAUSE_NS);
 			return;
 		}
 	} else {
 		REAL(cuCtxSynchronize)();
+		coloc_graph_sync_end();
 	}
 	last = __atomic_load_n(&d->last_launch_ns, __ATOMIC_RELAXED);
 	if (now_ns() < last + sched.hold_ns) {
@@ -318,6 +349,7 @@ static void *monitor(void *arg)
 {
 	(void)arg;
 	coloc_enter(); /* its driver calls are colocc's own */
+	coloc_graph_thread_relaxed();
 	for (;;) {
 		struct dev_state *busy[MAX_DEVICES];
 		int n = 0;

@@ -20,10 +20,12 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
 
 /*
  * A latency tenant is about to launch `fn` on `stream` of the current
- * context.  Under policy fill, its communication kernels (NCCL's) do not
- * make it busy.
+ * context (`fn` NULL: a graph).  Under policy fill, its communication
+ * kernels (NCCL's) do not make it busy.
  */
 void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
+/* The same launch, after the driver took it (no counting): closes the race with the monitor. */
+void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
 /*
  * Around each best-effort kernel or slice put on `stream`: begin waits
  * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
@@ -39,6 +41,27 @@ void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);
 struct coloc_segment *coloc_sched_segment(struct coloc_tenant **self);
 /* True when a latency tenant of `s` is busy; *since_ns: the earliest busy edge among them. */
 bool coloc_sched_latency_busy(struct coloc_segment *s, uint64_t *since_ns);
+
+/* ---- graph.c: stream capture and graph launches */
+
+/* True while a stream capture is open in this process (one atomic load). */
+bool coloc_graph_capture_open(void);
+/*
+ * True when the calling thread may not synchronize or query streams and
+ * events now: it opened a global or thread-local capture, or another
+ * thread opened a global one.
+ */
+bool coloc_graph_thread_restricted(void);
+/*
+ * Around a synchronization by one of colocc's threads (cuCtxSynchronize,
+ * cuStreamQuery of the application's streams): begin returns false while a
+ * capture is open (do not synchronize); true holds captures from beginning
+ * until end.
+ */
+bool coloc_graph_sync_begin(void);
+void coloc_graph_sync_end(void);
+/* For colocc's own threads: their queries of colocc's streams and events stay legal under capture. */
+void coloc_graph_thread_relaxed(void);
 
 /* ---- preempt.c: persistent launches that can be stopped and resumed */
 

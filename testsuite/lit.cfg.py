@@ -44,6 +44,7 @@ config.substitutions.append(("%fakedir", os.path.join(rt, "fake")))
 config.substitutions.append(("%rt_app", os.path.join(rt, "coloc_rt_app")))
 config.substitutions.append(("%mem_app", os.path.join(rt, "coloc_mem_app")))
 config.substitutions.append(("%discard_app", os.path.join(rt, "coloc_discard_app")))
+config.substitutions.append(("%graph_app", os.path.join(rt, "coloc_graph_app")))
 # A program under libcoloc on the fake driver, with nothing inherited from the caller's
 # COLOC_* settings; tests add COLOC_FAKE_LOG, COLOC_ROLE and the rest.
 # Coordinator segments go to the build's own directory (tests may name another), so that

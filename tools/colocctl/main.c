@@ -210,9 +210,9 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 	print_handovers(s);
 	if (!n)
 		return;
-	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %10s %10s %10s %9s\n", "PID", "ROLE",
-	       "STATE", "NAME", "KERNELS", "REFUSED", "ORIGINAL", "SLICED", "PERSIST", "FALLBACK",
-	       "GATED(ms)", "PREEMPT%", "MEM(MiB)", "MEM-OOM");
+	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %8s %10s %10s %10s %9s\n", "PID",
+	       "ROLE", "STATE", "NAME", "KERNELS", "REFUSED", "ORIGINAL", "SLICED", "PERSIST",
+	       "FALLBACK", "GRAPHS", "GATED(ms)", "PREEMPT%", "MEM(MiB)", "MEM-OOM");
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
 		const struct coloc_tenant *t = &s->tenants[i];
 		const uint64_t *c = t->counters;
@@ -225,12 +225,13 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 			snprintf(share, sizeof(share), "%.1f",
 				 100.0 * (double)(c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB]) / (double)all);
 		printf("  %-8d %-11s %-6s %-16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64
-		       " %9" PRIu64 " %9" PRIu64 " %10.1f %10s %10.1f %9" PRIu64 "\n",
+		       " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %10.1f %10s %10.1f %9" PRIu64 "\n",
 		       t->pid, role_name(t->role),
 		       !coloc_tenant_alive(t) ? "dead" : t->busy ? "busy" : "idle", t->comm,
 		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], c[TC_LAUNCH_ORIGINAL], c[TC_LAUNCH_SLICE],
-		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], (double)c[TC_GATED_NS] / 1e6, share,
-		       (double)t->mem_held / 1048576.0, c[TC_MEM_REFUSED]);
+		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], c[TC_GRAPH_LAUNCHES],
+		       (double)c[TC_GATED_NS] / 1e6, share, (double)t->mem_held / 1048576.0,
+		       c[TC_MEM_REFUSED]);
 	}
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
 		if (s->tenants[i].pid)

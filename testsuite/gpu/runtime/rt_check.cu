@@ -1,7 +1,8 @@
 // A CUDA program for the runtime's GPU check: runtime-API kernels (1-D, 2-D
 // and 3-D grids that do not divide evenly, a grid-stride loop, a block
 // reduction with an early return and barriers, integer atomics, more than
-// 48 KB of dynamic shared memory, two streams and an event), and driver-API
+// 48 KB of dynamic shared memory, two streams and an event, a CUDA graph
+// captured from a stream and launched three times), and driver-API
 // launches of PTX loaded from text (kernelParams and packed `extra`).
 // Everything it computes goes to one output file, so that runs with and
 // without libcoloc, in either role, can be compared byte for byte.
@@ -205,6 +206,32 @@ int main(int argc, char **argv)
 	dump("stencil2d", img_out, (size_t)w * h);
 	dump("index3d", cube, (size_t)nx * ny * nz);
 	dump("big_shared", big, big_blocks);
+
+	// A CUDA graph: kernels and a memset captured on s1 (global mode, where
+	// any synchronizing call during the capture would invalidate it), the
+	// graph launched three times; under libcoloc the captured kernels must
+	// be the originals and the graph runs as one unit.
+	float *gy = upload(yf);
+	int *gpartial, *gtotal;
+	CHECK(cudaMalloc(&gpartial, blocks * sizeof(int)));
+	CHECK(cudaMalloc(&gtotal, sizeof(int)));
+	cudaGraph_t graph;
+	cudaGraphExec_t graph_exec;
+	CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+	grid_stride<<<333, 256, 0, s1>>>(dx, gy, n, 0.75f);
+	CHECK(cudaMemsetAsync(gtotal, 0, sizeof(int), s1));
+	block_sum<<<blocks, 256, 0, s1>>>(di, gpartial, gtotal, n);
+	grid_stride<<<1000, 128, 0, s1>>>(dx, gy, n, -2.0f);
+	CHECK(cudaStreamEndCapture(s1, &graph));
+	CHECK(cudaGraphInstantiateWithFlags(&graph_exec, graph, 0));
+	for (int i = 0; i < 3; i++)
+		CHECK(cudaGraphLaunch(graph_exec, s1));
+	CHECK(cudaStreamSynchronize(s1));
+	dump("graph_stride", gy, n);
+	dump("graph_sum", gpartial, blocks);
+	dump("graph_total", gtotal, 1);
+	CHECK(cudaGraphExecDestroy(graph_exec));
+	CHECK(cudaGraphDestroy(graph));
 
 	// The driver API: PTX text through cuModuleLoadData, launched with
 	// kernelParams and with a packed buffer.

@@ -1,8 +1,9 @@
 /*
- * The fake CUDA driver's internals, shared by its three files:
- * fake_cuda.c (state, log, devices, memory, streams, functions, launches),
- * fake_module.c (images, PTX scanning, modules, libraries, linking) and
- * fake_getproc.c (the entry-point table).  The log line formats are
+ * The fake CUDA driver's internals, shared by its files: fake_cuda.c
+ * (state, log, devices, memory, streams, functions, launches),
+ * fake_module.c (images, PTX scanning, modules, libraries, linking),
+ * fake_vmm.c (the virtual memory API), fake_graph.c (stream capture and
+ * graphs) and fake_getproc.c (the entry-point table).  The log line formats are
  * documented at the top of fake_cuda.c.
  *
  * Also declares every exported entry point, so that the selftest and the
@@ -96,6 +97,7 @@ struct fake_event {
 	unsigned id;
 	bool dead;
 	bool recorded;
+	bool captured; /* last recorded on a stream in capture: not to be waited for */
 	uint64_t done_ns; /* when the work recorded before it ends (COLOC_FAKE_KERNEL_US) */
 	unsigned after_resident; /* the resident kernel before it on its stream, or 0 */
 	struct fake_event *next;
@@ -176,6 +178,28 @@ void fake_alloc_free(struct fake_alloc *a);
 struct fake_alloc *fake_alloc_find(uint64_t addr, size_t *offset);
 /* "@ID+OFFSET" for an address inside an allocation, otherwise "0xHEX". */
 void fake_put_dptr(struct coloc_buf *line, uint64_t addr);
+
+/* Appends " stream=S" (fake_cuda.c's form) or fails with CUDA_ERROR_INVALID_HANDLE. */
+CUresult fake_put_stream(struct coloc_buf *line, CUstream s);
+/* Host memory behind device (or mapped host) range [addr, addr + bytes), or NULL. */
+unsigned char *fake_dev_range(uint64_t addr, size_t bytes);
+
+/* ---- fake_graph.c, under the lock */
+struct fake_graph;
+/* The graph work on `stream` is recorded into (logged " captured=G"), or NULL: it runs. */
+struct fake_graph *fake_capture_put(struct coloc_buf *line, CUstream stream);
+void fake_capture_kernel(struct fake_graph *graph, const struct fake_kernel *k, uint64_t blocks);
+void fake_capture_memset(struct fake_graph *graph, uint64_t dst, unsigned value, unsigned width,
+			 size_t count);
+/*
+ * A synchronization or query of `stream` (NULL: none), of the context
+ * (`ctx`) or of an event (`captured_event`: recorded in a capture) while
+ * captures are open: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, invalidating
+ * them, when the driver's rules forbid it; else CUDA_SUCCESS.
+ */
+CUresult fake_capture_forbids(CUstream stream, bool ctx, bool captured_event);
+/* cuStreamIsCapturing's answer for `stream`. */
+CUresult fake_capture_status(CUstream stream, int *status);
 
 /* fake_vmm.c: what physical allocations hold; memory under the budget not held yet. */
 uint64_t fake_vmm_held(void);
@@ -358,6 +382,18 @@ FAKE_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction fn, unsigned int 
 						    unsigned int bx, unsigned int by,
 						    unsigned int bz, unsigned int shmem,
 						    CUstream stream, void **params);
+
+FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode);
+FAKE_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream stream, CUstreamCaptureMode mode);
+FAKE_EXPORT CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph);
+FAKE_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream stream, CUgraph *graph);
+FAKE_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
+FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
+						 unsigned long long flags);
+FAKE_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream);
+FAKE_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream);
+FAKE_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec);
+FAKE_EXPORT CUresult cuGraphDestroy(CUgraph graph);
 
 FAKE_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version,
 				      cuuint64_t flags);

@@ -111,8 +111,10 @@
  *   cuStreamQuery stream=S                                also _ptsz; error=CUDA_ERROR_NOT_READY
  *                                                         while the GPU is busy (one time line for
  *                                                         all streams) or a resident kernel is on S
- *   cuStreamIsCapturing stream=S capturing=0|1            also _ptsz; 1 while
- *                                                         COLOC_FAKE_CAPTURING=1
+ *   cuStreamIsCapturing stream=S capturing=0|1|2          also _ptsz; 1 in a capture (2:
+ *                                                         invalidated), or COLOC_FAKE_CAPTURING=1
+ *   stream capture and graphs: fake_graph.c; a launch, cuMemsetD*Async or
+ *   cuEventRecord on a stream in capture ends in captured=G and is recorded
  *   cuStreamWaitEvent stream=S event=E flags=F            also _ptsz
  *   cuEventCreate flags=F event=E
  *   cuEventRecord event=E stream=S                        also _ptsz
@@ -202,6 +204,9 @@ static const char *error_name(CUresult rc)
 		NAME(CUDA_ERROR_NOT_READY),        NAME(CUDA_ERROR_LAUNCH_FAILED),
 		NAME(CUDA_ERROR_NOT_SUPPORTED),    NAME(CUDA_ERROR_UNKNOWN),
 		NAME(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), NAME(CUDA_ERROR_LAUNCH_TIMEOUT),
+		NAME(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED),
+		NAME(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED),
+		NAME(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD),
 	};
 #undef NAME
 	size_t i;
@@ -548,8 +553,12 @@ CUresult cuCtxSynchronize(void)
 {
 	struct coloc_buf line;
 
+	CUresult rc;
+
 	fake_begin(&line, __func__);
-	return fake_wait_resident(true, NULL, 0, wait_idle(fake_end(&line, fake_need_ctx())));
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
+		rc = fake_capture_forbids(NULL, true, false);
+	return fake_wait_resident(true, NULL, 0, wait_idle(fake_end(&line, rc)));
 }
 
 CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev)
@@ -703,6 +712,11 @@ static unsigned char *dev_range(uint64_t addr, size_t bytes)
 	return a->base + off;
 }
 
+unsigned char *fake_dev_range(uint64_t addr, size_t bytes)
+{
+	return dev_range(addr, bytes);
+}
+
 static CUresult mem_take(struct coloc_buf *line, uint64_t *dptr, size_t bytes, bool low);
 
 static CUresult mem_alloc(const char *name, uint64_t *dptr, size_t bytes, bool low)
@@ -789,6 +803,11 @@ static CUresult put_stream(struct coloc_buf *line, CUstream s)
 	}
 	coloc_buf_puts(line, " stream=?");
 	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult fake_put_stream(struct coloc_buf *line, CUstream s)
+{
+	return put_stream(line, s);
 }
 
 /* ---- memory: totals, stream-ordered allocations, the virtual memory API */
@@ -1027,6 +1046,7 @@ static CUresult mem_set(const char *name, CUdeviceptr dst, unsigned value, unsig
 {
 	CUresult rc, stream_rc = CUDA_SUCCESS;
 	struct coloc_buf line;
+	struct fake_graph *graph = NULL;
 	unsigned char *p;
 	size_t i;
 
@@ -1040,6 +1060,10 @@ static CUresult mem_set(const char *name, CUdeviceptr dst, unsigned value, unsig
 		return fake_end(&line, rc);
 	if (count > SIZE_MAX / width || dst % width || !(p = dev_range(dst, count * width)))
 		return fake_end(&line, count ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+	if (has_stream && (graph = fake_capture_put(&line, stream))) {
+		fake_capture_memset(graph, dst, value, width, count);
+		return fake_end(&line, CUDA_SUCCESS);
+	}
 	for (i = 0; i < count; i++) {
 		if (width == 1)
 			p[i] = (unsigned char)value;
@@ -1207,6 +1231,8 @@ static CUresult stream_call(const char *name, CUstream stream, bool query)
 	found = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
+	if (rc == CUDA_SUCCESS)
+		rc = fake_capture_forbids(stream, false, false);
 	/* fake_begin holds the lock. */
 	if (rc == CUDA_SUCCESS && query &&
 	    (now_ns() < fake.busy_until_ns || fake_resident_on(stream) ||
@@ -1240,7 +1266,7 @@ CUresult cuStreamQuery_ptsz(CUstream stream)
 	return stream_call(__func__, stream, true);
 }
 
-/* No stream is ever captured, unless COLOC_FAKE_CAPTURING=1 says all are. */
+/* Captured between cuStreamBeginCapture and cuStreamEndCapture, or always with COLOC_FAKE_CAPTURING=1. */
 static CUresult stream_capturing(const char *name, CUstream stream, int *status)
 {
 	const char *env = getenv("COLOC_FAKE_CAPTURING");
@@ -1254,7 +1280,9 @@ static CUresult stream_capturing(const char *name, CUstream stream, int *status)
 	if (rc == CUDA_SUCCESS && !status)
 		rc = CUDA_ERROR_INVALID_VALUE;
 	if (rc == CUDA_SUCCESS) {
-		*status = env && strcmp(env, "1") == 0;
+		fake_capture_status(stream, status);
+		if (env && strcmp(env, "1") == 0)
+			*status = 1;
 		coloc_buf_printf(&line, " capturing=%d", *status);
 	}
 	return fake_end(&line, rc);
@@ -1350,10 +1378,13 @@ static CUresult event_record(const char *name, CUevent event, CUstream stream)
 	stream_rc = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS && (rc = event_rc) == CUDA_SUCCESS)
 		rc = stream_rc;
-	if (rc == CUDA_SUCCESS) {
+	if (rc == CUDA_SUCCESS && fake_capture_put(&line, stream)) {
+		e->captured = true;
+	} else if (rc == CUDA_SUCCESS) {
 		uint64_t now = now_ns();
 
 		/* An idle GPU reaches the event now: elapsed times do not count idle time before. */
+		e->captured = false;
 		e->done_ns = fake.busy_until_ns > now ? fake.busy_until_ns : now;
 		e->after_resident = fake_resident_on(stream);
 		e->recorded = true;
@@ -1383,6 +1414,8 @@ CUresult cuEventSynchronize(CUevent event)
 	found = put_event(&line, event, &e);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
+	if (rc == CUDA_SUCCESS)
+		rc = fake_capture_forbids(NULL, false, e->captured);
 	if (rc == CUDA_SUCCESS) {
 		until = e->done_ns;
 		id = e->after_resident;
@@ -1401,6 +1434,8 @@ CUresult cuEventQuery(CUevent event)
 	found = put_event(&line, event, &e);
 	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
 		rc = found;
+	if (rc == CUDA_SUCCESS)
+		rc = fake_capture_forbids(NULL, false, e->captured);
 	if (rc == CUDA_SUCCESS && (now_ns() < e->done_ns || fake_resident_live(e->after_resident)))
 		rc = CUDA_ERROR_NOT_READY;
 	return fake_end(&line, rc);
@@ -1888,6 +1923,7 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 {
 	const unsigned char **values = NULL;
 	struct fake_kernel *k;
+	struct fake_graph *graph;
 	CUresult rc, fn_rc, stream_rc;
 	bool stays = false;
 	uint64_t threads, blocks = 0;
@@ -1927,6 +1963,12 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 		}
 		if (l->extra)
 			coloc_buf_puts(line, " packed=1");
+		if ((graph = fake_capture_put(line, l->stream))) {
+			/* Recorded, not run: the graph runs it at each cuGraphLaunch. */
+			fake_capture_kernel(graph, k, (uint64_t)l->grid[0] * l->grid[1] * l->grid[2]);
+			free(values);
+			return CUDA_SUCCESS;
+		}
 		rc = ptb_run(line, k, values, l->stream, &stays, &blocks);
 	}
 	if (rc == CUDA_SUCCESS && !stays) {
