@@ -140,7 +140,7 @@ struct coloc_config {
 	uint64_t turnaround_ns; /* COLOC_TURNAROUND_US: the bound the profiler picks forms under */
 	/* Memory pools and handover (pool.c, memory.c, docs/memory-design.md). */
 	bool mem_pool;          /* COLOC_MEM_POOL (default 1): cuMemAlloc served from pools */
-	uint64_t pool_page;     /* COLOC_POOL_PAGE: bytes of one page (default 64 MiB) */
+	uint64_t pool_page;     /* COLOC_POOL_PAGE: bytes of one page (default 256 MiB) */
 	uint64_t mem_watermark; /* COLOC_MEM_WATERMARK: W of the latency tenants' reserve */
 	uint64_t mem_idle_ns;   /* COLOC_MEM_IDLE_MS: T_idle, before cached pages beyond W go */
 	uint64_t mem_wait_ns;   /* COLOC_MEM_WAIT_MS: how long a latency allocation waits */

@@ -359,7 +359,7 @@ static int read_memory_settings(void)
 	const char *s;
 
 	coloc_cfg.mem_pool = true;
-	coloc_cfg.pool_page = 64ull << 20;
+	coloc_cfg.pool_page = 256ull << 20;
 	coloc_cfg.mem_watermark = 1ull << 30;
 	coloc_cfg.mem_idle_ns = 5000ull * 1000000u;
 	coloc_cfg.mem_wait_ns = 10000ull * 1000000u;
