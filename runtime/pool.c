@@ -772,7 +772,7 @@ static void swap_out_one(struct pool *p, void *arg)
 	p->swapped += live;
 	if (rc != CUDA_SUCCESS) {
 		coloc_log(COLOC_LOG_WARN, "pool: swapping device %d out stopped after %" PRIu64 " of "
-			  "its MiB: copying a page to host memory failed (error %d)", p->dev,
+			  "its MiB: pinning host memory for a page or copying it there failed (error %d)", p->dev,
 			  dropped >> 20, rc);
 		if (!dropped) {
 			a->bytes = -1;

@@ -15,6 +15,10 @@ W (COLOC_MEM_WATERMARK) 4 MiB.  Scenarios:
   swap     the best-effort tenant uses its 48 MiB and does not mark its work:
            it is swapped out; its copy waits at the gate until the latency
            tenant freed its memory; the contents come back
+  swap-partial  the same, but the best-effort tenant can pin host memory for
+           5 of its 12 pages only: the swap stops after 20 MiB, which is what
+           the latency tenant needs; the 20 MiB come back and the data is
+           whole
   kill     the best-effort tenant is stopped and cannot answer; killed
            300 ms later, it is reaped and the latency tenant goes on
   fail     nothing to take: the latency tenant's allocation fails at once
@@ -115,8 +119,9 @@ elif scenario == "discard":
     ctl()
     be.close()
     lat.close()
-elif scenario == "swap":
-    be = Tenant("be", "best-effort")
+elif scenario in ("swap", "swap-partial"):
+    be = Tenant("be", "best-effort",
+                {"COLOC_FAKE_HOST_ALLOCS": "5"} if scenario == "swap-partial" else None)
     be.do(f"alloc:{48 * MIB}")
     be.do("write:0:0x5a")
     lat = Tenant("lat", "latency")

@@ -41,6 +41,7 @@
  *   COLOC_FAKE_NO_HELPERS=1     ptb launches with park = 0 fail with
  *                               CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (helpers that cannot run)
  *   COLOC_FAKE_NO_HOST_ALLOC=1  cuMemHostAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
+ *   COLOC_FAKE_HOST_ALLOCS=N    cuMemHostAlloc succeeds N times, then fails likewise
  *   COLOC_FAKE_SHARED_QUEUE=1   every stream shares one hardware queue with the resident
  *                               kernels: cuStreamQuery on any stream is NOT_READY while one lives
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
@@ -895,7 +896,8 @@ static unsigned char *host_range(uint64_t addr, size_t bytes)
 
 CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
-	const char *fail = getenv("COLOC_FAKE_NO_HOST_ALLOC");
+	const char *fail = getenv("COLOC_FAKE_NO_HOST_ALLOC"), *limit = getenv("COLOC_FAKE_HOST_ALLOCS");
+	static unsigned long made;
 	struct coloc_buf line;
 	unsigned i;
 	CUresult rc;
@@ -908,11 +910,14 @@ CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
 	if (fail && strcmp(fail, "1") == 0)
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	if (limit && made >= strtoul(limit, NULL, 10))
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
 	for (i = 0; i < MAX_HOST_ALLOCS && host_allocs[i].p; i++)
 		;
 	if (i == MAX_HOST_ALLOCS || !(host_allocs[i].p = calloc(1, bytes)))
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
 	host_allocs[i].size = bytes;
+	made++;
 	*pp = host_allocs[i].p;
 	return fake_end(&line, CUDA_SUCCESS);
 }
