@@ -29,6 +29,7 @@
 #include "capture.h"
 #include "diag.h"
 #include "fatbin.h"
+#include "sha256.h"
 
 /* ---- the handle table */
 
@@ -396,27 +397,46 @@ static void module_done(struct coloc_module *m, const void *key, enum coloc_hand
 	handle_put(key, kind, m, NULL);
 }
 
-/* ---- links: PTX given to cuLinkAddData, known again by the cubin they make */
+static bool capturing(void)
+{
+	return coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
+}
 
+/* ---- links: PTX given to a linker, known again by the cubin it makes */
+
+/*
+ * Two linkers: the driver's (cuLink*, whose cubin stays in the link state
+ * until cuLinkDestroy, so its address names it) and nvJitLink (nvjitlink.c,
+ * whose cubin the application copies out and may load from any buffer, even
+ * after the link is gone: it is known by its contents).  A link's record
+ * lives from its creation to its destruction; a record known by contents
+ * outlives it, the newest LINK_KEPT of them, so that the load still finds it.
+ */
 struct link {
 	struct link *next;
-	CUlinkState state;
+	const void *key;      /* the CUlinkState or nvJitLinkHandle; NULL once destroyed */
 	unsigned ptx_inputs, other_inputs;
 	struct coloc_buf ptx; /* the one PTX input */
 	const void *cubin;    /* what cuLinkComplete returned */
+	bool by_contents;     /* the cubin is known by size and digest */
+	size_t size;
+	unsigned char digest[32];
 };
 
+#define LINK_KEPT 64
+
 static struct {
-	pthread_mutex_t lock; /* guards the list */
+	pthread_mutex_t lock; /* guards the list and every struct link */
 	struct link *list;
+	unsigned by_contents; /* records in the list known by contents */
 } links = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static struct link *link_find(CUlinkState state, bool unlink)
+static struct link *link_find(const void *key, bool unlink)
 {
 	struct link **p, *l = NULL;
 
 	for (p = &links.list; *p; p = &(*p)->next)
-		if ((*p)->state == state) {
+		if ((*p)->key == key) {
 			l = *p;
 			if (unlink)
 				*p = l->next;
@@ -425,13 +445,98 @@ static struct link *link_find(CUlinkState state, bool unlink)
 	return l;
 }
 
-static void link_add(CUlinkState state, CUjitInputType type, const void *data, size_t size)
+static void link_free(struct link *l)
+{
+	if (l) {
+		coloc_buf_release(&l->ptx);
+		free(l);
+	}
+}
+
+/*
+ * Bytes an ELF image in memory spans, from its own headers (the driver
+ * trusts the caller's memory the same way); 0 when it is not a 64-bit
+ * little-endian ELF image.
+ */
+static size_t elf_extent(const unsigned char *p)
+{
+	uint64_t shoff, phoff, end = 64;
+	uint16_t shentsize, shnum, phentsize, phnum;
+
+	if (memcmp(p, "\177ELF", 4) != 0 || p[4] != 2 || p[5] != 1)
+		return 0;
+	memcpy(&phoff, p + 0x20, 8);
+	memcpy(&shoff, p + 0x28, 8);
+	memcpy(&phentsize, p + 0x36, 2);
+	memcpy(&phnum, p + 0x38, 2);
+	memcpy(&shentsize, p + 0x3a, 2);
+	memcpy(&shnum, p + 0x3c, 2);
+	if (shentsize < 64 || (phnum && phentsize < 56) || shoff > (1u << 30) || phoff > (1u << 30))
+		return 0;
+	if (shoff + (uint64_t)shnum * shentsize > end)
+		end = shoff + (uint64_t)shnum * shentsize;
+	if (phoff + (uint64_t)phnum * phentsize > end)
+		end = phoff + (uint64_t)phnum * phentsize;
+	for (unsigned i = 0; i < shnum; i++) {
+		const unsigned char *h = p + shoff + (uint64_t)i * shentsize;
+		uint64_t off, size;
+		uint32_t type;
+
+		memcpy(&type, h + 4, 4);
+		memcpy(&off, h + 24, 8);
+		memcpy(&size, h + 32, 8);
+		if (type != 8 /* SHT_NOBITS */ && off + size > end)
+			end = off + size;
+	}
+	for (unsigned i = 0; i < phnum; i++) {
+		const unsigned char *h = p + phoff + (uint64_t)i * phentsize;
+		uint64_t off, size;
+
+		memcpy(&off, h + 8, 8);
+		memcpy(&size, h + 32, 8);
+		if (off + size > end)
+			end = off + size;
+	}
+	return end < (1u << 30) ? (size_t)end : 0;
+}
+
+static void digest_of(const void *data, size_t len, unsigned char out[32])
+{
+	struct coloc_sha256 c;
+
+	coloc_sha256_init(&c);
+	coloc_sha256_update(&c, data, len);
+	coloc_sha256_final(&c, out);
+}
+
+void coloc_link_begin(const void *key)
 {
 	struct link *l;
 
+	if (!key || !capturing())
+		return;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		coloc_log(COLOC_LOG_ERROR, "out of memory recording a link: its kernels run original");
+		return;
+	}
+	l->key = key;
+	coloc_buf_init(&l->ptx);
 	pthread_mutex_lock(&links.lock);
-	l = link_find(state, false);
-	if (l && type == CU_JIT_INPUT_PTX) {
+	l->next = links.list;
+	links.list = l;
+	pthread_mutex_unlock(&links.lock);
+}
+
+void coloc_link_input(const void *key, bool ptx, const void *data, size_t size)
+{
+	struct link *l;
+
+	if (!key)
+		return;
+	pthread_mutex_lock(&links.lock);
+	l = link_find(key, false);
+	if (l && ptx && data) {
 		if (++l->ptx_inputs == 1)
 			coloc_buf_put(&l->ptx, data, strnlen(data, size));
 	} else if (l) {
@@ -440,15 +545,81 @@ static void link_add(CUlinkState state, CUjitInputType type, const void *data, s
 	pthread_mutex_unlock(&links.lock);
 }
 
+void coloc_link_output(const void *key, const void *cubin, size_t size, bool by_contents)
+{
+	unsigned char digest[32];
+	size_t extent = 0;
+	struct link *l;
+
+	if (!key)
+		return;
+	if (by_contents) {
+		/* Digested as a load will see it: the bytes its ELF headers span. */
+		extent = size >= 64 ? elf_extent(cubin) : 0;
+		if (extent == 0 || extent > size) {
+			coloc_log(COLOC_LOG_INFO, "a linked image of %zu bytes is not an ELF cubin "
+				  "colocc can measure: its kernels run original", size);
+			return;
+		}
+		digest_of(cubin, extent, digest);
+	}
+	pthread_mutex_lock(&links.lock);
+	l = link_find(key, false);
+	if (l && by_contents) {
+		links.by_contents += !l->by_contents;
+		l->by_contents = true;
+		l->size = extent;
+		memcpy(l->digest, digest, sizeof(digest));
+	} else if (l) {
+		l->cubin = cubin;
+	}
+	pthread_mutex_unlock(&links.lock);
+}
+
+void coloc_link_end(const void *key)
+{
+	struct link *l, **p, *gone = NULL;
+	unsigned kept = 0;
+
+	if (!key)
+		return;
+	pthread_mutex_lock(&links.lock);
+	l = link_find(key, true);
+	if (l && l->by_contents) {
+		/* Its cubin may still be loaded: kept, newest first, LINK_KEPT at most. */
+		l->key = NULL;
+		l->next = links.list;
+		links.list = l;
+		l = NULL;
+		for (p = &links.list; *p; p = &(*p)->next)
+			if (!(*p)->key && (*p)->by_contents && ++kept > LINK_KEPT) {
+				gone = *p;
+				*p = gone->next;
+				links.by_contents--;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&links.lock);
+	link_free(l);
+	link_free(gone);
+}
+
 /* The module a loaded image comes from when a link made it. */
 static bool ptx_from_link(struct coloc_module *m, const void *image)
 {
+	unsigned char digest[32] = { 0 };
+	size_t extent = 0;
 	struct link *l;
 	bool found = false;
 
+	if (__atomic_load_n(&links.by_contents, __ATOMIC_RELAXED) &&
+	    (extent = elf_extent(image)) != 0)
+		digest_of(image, extent, digest);
 	pthread_mutex_lock(&links.lock);
 	for (l = links.list; l; l = l->next)
-		if (l->cubin == image)
+		if (l->by_contents ? extent && l->size == extent &&
+					     memcmp(l->digest, digest, sizeof(digest)) == 0 :
+				     l->cubin == image)
 			break;
 	if (l) {
 		found = true;
@@ -465,11 +636,6 @@ static bool ptx_from_link(struct coloc_module *m, const void *image)
 }
 
 /* ---- the hooks */
-
-static bool capturing(void)
-{
-	return coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
-}
 
 static void capture_data(const void *key, enum coloc_handle_kind kind, const char *how,
 			 const void *image)
@@ -654,21 +820,9 @@ CUresult hook_cuLinkCreate_v2(cuLinkCreate_v2_fn real, unsigned nopts, CUjit_opt
 			      void **vals, CUlinkState *state)
 {
 	CUresult rc = real(nopts, opts, vals, state);
-	struct link *l;
 
-	if (rc != CUDA_SUCCESS || !capturing())
-		return rc;
-	l = calloc(1, sizeof(*l));
-	if (!l) {
-		coloc_log(COLOC_LOG_ERROR, "out of memory recording a link: its kernels run original");
-		return rc;
-	}
-	l->state = *state;
-	coloc_buf_init(&l->ptx);
-	pthread_mutex_lock(&links.lock);
-	l->next = links.list;
-	links.list = l;
-	pthread_mutex_unlock(&links.lock);
+	if (rc == CUDA_SUCCESS)
+		coloc_link_begin(*state);
 	return rc;
 }
 
@@ -679,7 +833,7 @@ CUresult hook_cuLinkAddData_v2(cuLinkAddData_v2_fn real, CUlinkState state, CUji
 	CUresult rc = real(state, type, data, size, name, nopts, opts, vals);
 
 	if (rc == CUDA_SUCCESS && capturing())
-		link_add(state, type, data, size);
+		coloc_link_input(state, type == CU_JIT_INPUT_PTX, data, size);
 	return rc;
 }
 
@@ -687,47 +841,39 @@ CUresult hook_cuLinkAddFile_v2(cuLinkAddFile_v2_fn real, CUlinkState state, CUji
 			       const char *path, unsigned nopts, CUjit_option *opts, void **vals)
 {
 	CUresult rc = real(state, type, path, nopts, opts, vals);
+
+	if (rc == CUDA_SUCCESS && capturing())
+		coloc_link_input_file(state, type == CU_JIT_INPUT_PTX, path);
+	return rc;
+}
+
+void coloc_link_input_file(const void *key, bool ptx, const char *path)
+{
 	struct coloc_buf file;
 
-	if (rc != CUDA_SUCCESS || !capturing())
-		return rc;
 	coloc_buf_init(&file);
-	if (type == CU_JIT_INPUT_PTX && coloc_buf_read_file(&file, path) == 0)
-		link_add(state, type, file.data, file.len);
+	if (ptx && coloc_buf_read_file(&file, path) == 0)
+		coloc_link_input(key, true, file.data, file.len);
 	else
-		link_add(state, CU_JIT_INPUT_OBJECT, NULL, 0);
+		coloc_link_input(key, false, NULL, 0);
 	coloc_buf_release(&file);
-	return rc;
 }
 
 CUresult hook_cuLinkComplete(cuLinkComplete_fn real, CUlinkState state, void **cubin,
 			     size_t *size)
 {
 	CUresult rc = real(state, cubin, size);
-	struct link *l;
 
-	if (rc != CUDA_SUCCESS || !capturing())
-		return rc;
-	pthread_mutex_lock(&links.lock);
-	l = link_find(state, false);
-	if (l)
-		l->cubin = *cubin;
-	pthread_mutex_unlock(&links.lock);
+	if (rc == CUDA_SUCCESS && capturing())
+		coloc_link_output(state, *cubin, *size, false);
 	return rc;
 }
 
 CUresult hook_cuLinkDestroy(cuLinkDestroy_fn real, CUlinkState state)
 {
 	CUresult rc = real(state);
-	struct link *l;
 
-	pthread_mutex_lock(&links.lock);
-	l = link_find(state, true);
-	pthread_mutex_unlock(&links.lock);
-	if (l) {
-		coloc_buf_release(&l->ptx);
-		free(l);
-	}
+	coloc_link_end(state);
 	return rc;
 }
 

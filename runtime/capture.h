@@ -87,6 +87,28 @@ void coloc_module_put(struct coloc_module *m);
 /* The kernel of a transformed module, by name; NULL when the module has none. */
 struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char *name);
 
+/*
+ * Links (the driver's cuLink* and nvJitLink, nvjitlink.c), keyed by the
+ * linker's handle: begun, given inputs, completed into a cubin, ended.  A
+ * module loaded from that cubin gets the link's PTX when it had exactly one
+ * input and that was PTX.  `by_contents`: the cubin is known by its bytes
+ * (the application copies it out), not by its address, and stays known
+ * after the link ends.
+ */
+void coloc_link_begin(const void *key);
+void coloc_link_input(const void *key, bool ptx, const void *data, size_t size);
+void coloc_link_input_file(const void *key, bool ptx, const char *path);
+void coloc_link_output(const void *key, const void *cubin, size_t size, bool by_contents);
+void coloc_link_end(const void *key);
+
+/* ---- nvjitlink.c */
+
+/*
+ * colocc's wrapper for nvJitLink function `name` whose library answer is
+ * `fn` (dlsym on the application's behalf), or NULL to hand out `fn`.
+ */
+void *coloc_nvjitlink_hook(const char *name, void *fn);
+
 /* ---- variants.c */
 
 /*

@@ -83,6 +83,8 @@ void *coloc_real(enum coloc_slot slot);
 void coloc_real_offer(enum coloc_slot slot, void *fn);
 /* Looks a symbol up in the driver library, bypassing colocc. */
 void *coloc_driver_symbol(const char *symbol);
+/* glibc's dlsym, past colocc's own. */
+void *coloc_real_dlsym(void *handle, const char *symbol);
 /* Per slot, a function of the slot's type that returns CUDA_ERROR_NOT_SUPPORTED. */
 extern void *const coloc_missing[SLOT_COUNT];
 /* The driver's function, or one that fails when the driver has none (logged once). */

@@ -31,7 +31,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "coloc.h"
+#include "capture.h"
 
 #if defined(__x86_64__)
 #define COLOC_GLIBC_OLD "GLIBC_2.2.5"
@@ -76,6 +76,13 @@ static void *driver(void)
 	}
 	__atomic_store_n(&driver_handle, h, __ATOMIC_RELEASE);
 	return h;
+}
+
+void *coloc_real_dlsym(void *handle, const char *symbol)
+{
+	dlsym_fn d = real_dlsym();
+
+	return d ? d(handle, symbol) : NULL;
 }
 
 void *coloc_driver_symbol(const char *symbol)
@@ -185,7 +192,13 @@ static void *answer_dlsym(void *handle, const char *name, const void *caller)
 	if (!fn || !name || coloc_cfg.disabled)
 		return fn;
 	slot = slot_by_symbol(name);
-	if (slot < 0 || fn == coloc_slots[slot].hook || !from_driver(fn))
+	if (slot < 0) {
+		/* nvJitLink's functions, for links outside the driver (nvjitlink.c). */
+		void *hook = coloc_nvjitlink_hook(name, fn);
+
+		return hook ? hook : fn;
+	}
+	if (fn == coloc_slots[slot].hook || !from_driver(fn))
 		return fn;
 	coloc_real_offer(slot, fn);
 	coloc_log(COLOC_LOG_DEBUG, "dlsym: %s hooked", name);

@@ -10,7 +10,10 @@
  *   --via=getproc-v1   the same through the CUDA 11.3 cuGetProcAddress
  *   --ptds             per-thread default stream flavours (getproc only)
  *
- *   --load=data|dataex|fatbin|file|library|libfile|link
+ *   --load=data|dataex|fatbin|file|library|libfile|link|nvjitlink
+ *   --nvjitlink-names=plain|versioned   (nvjitlink: dlsym nvJitLinkCreate, as Numba's
+ *                      binding does, or __nvJitLinkCreate_12_8, as nvJitLink.h's macros)
+ *   --nvjitlink-object=PATH   (nvjitlink: a second input, of type cubin)
  *   --launch=plain|ex|ex-cluster|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
  *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
@@ -177,6 +180,76 @@ static void probe(const char *spec)
 	       info.dli_sname ? info.dli_sname : "?");
 }
 
+static void *read_file(const char *path, size_t *size);
+
+/*
+ * Links the PTX with libnvJitLink.so.12, dlopened and dlsymed as Numba's
+ * binding does, and returns a copy of the cubin (the caller's bytes, as a
+ * Python bytes object would be) after the link is destroyed.
+ */
+static void *nvjitlink_link(const void *ptx, size_t size, const char *names, const char *object)
+{
+	typedef int (*create_fn)(void **, unsigned, const char **);
+	typedef int (*destroy_fn)(void **);
+	typedef int (*add_data_fn)(void *, int, const void *, size_t, const char *);
+	typedef int (*complete_fn)(void *);
+	typedef int (*size_fn)(void *, size_t *);
+	typedef int (*cubin_fn)(void *, void *);
+	const char *api[] = { "nvJitLinkCreate", "nvJitLinkAddData", "nvJitLinkComplete",
+			      "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
+			      "nvJitLinkDestroy" };
+	void *fn[6], *h = dlopen("libnvJitLink.so.12", RTLD_NOW | RTLD_GLOBAL), *link = NULL;
+	const char *opts[] = { "-arch=sm_90" };
+	unsigned char *cubin, *copy;
+	size_t n = 0;
+	int rc;
+
+	if (!h) {
+		printf("app: dlopen libnvJitLink.so.12: %s\n", dlerror());
+		exit(1);
+	}
+	for (int i = 0; i < 6; i++) {
+		char sym[96];
+		Dl_info info;
+
+		snprintf(sym, sizeof(sym), strcmp(names, "versioned") ? "%s" : "__%s_12_8", api[i]);
+		if (!(fn[i] = dlsym(h, sym))) {
+			printf("app: no %s\n", sym);
+			exit(1);
+		}
+		printf("app: dlsym %s -> %s\n", sym,
+		       dladdr(fn[i], &info) && info.dli_fname && strstr(info.dli_fname, "libcoloc") ?
+			       "colocc" : "nvJitLink");
+	}
+	if ((rc = (__extension__(create_fn)fn[0])(&link, 1, opts)) != 0 ||
+	    (rc = (__extension__(add_data_fn)fn[1])(link, 2 /* PTX */, ptx, size + 1, "app.ptx")))
+		die("nvJitLink input", (CUresult)rc);
+	if (object) {
+		size_t osize;
+		void *odata = read_file(object, &osize);
+
+		if ((rc = (__extension__(add_data_fn)fn[1])(link, 1 /* CUBIN */, odata, osize,
+							     "object.cubin")))
+			die("nvJitLinkAddData", (CUresult)rc);
+		free(odata);
+	}
+	if ((rc = (__extension__(complete_fn)fn[2])(link)) ||
+	    (rc = (__extension__(size_fn)fn[3])(link, &n)) || !(cubin = malloc(n)) ||
+	    (rc = (__extension__(cubin_fn)fn[4])(link, cubin)))
+		die("nvJitLink link", (CUresult)rc);
+	if ((rc = (__extension__(destroy_fn)fn[5])(&link)))
+		die("nvJitLinkDestroy", (CUresult)rc);
+	copy = malloc(n);
+	if (!copy)
+		die("malloc", CUDA_ERROR_OUT_OF_MEMORY);
+	memcpy(copy, cubin, n);
+	/* Scribbled over before it is freed: the load must not depend on this buffer. */
+	memset(cubin, 0, n);
+	free(cubin);
+	printf("app: nvJitLink made %zu bytes\n", n);
+	return copy;
+}
+
 static void *read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -282,6 +355,7 @@ static void *launches(void *arg)
 int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
+	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	const char *probes[32];
@@ -297,6 +371,10 @@ int main(int argc, char **argv)
 
 		if (!strncmp(a, "--via=", 6))
 			via = a + 6;
+		else if (!strncmp(a, "--nvjitlink-names=", 18))
+			nvjitlink_names = a + 18;
+		else if (!strncmp(a, "--nvjitlink-object=", 19))
+			nvjitlink_object = a + 19;
 		else if (!strcmp(a, "--ptds"))
 			ptds = 1;
 		else if (!strncmp(a, "--load=", 7))
@@ -378,6 +456,10 @@ int main(int argc, char **argv)
 			die("cuLinkComplete", rc);
 		rc = cu.module_load_data(&mod, cubin);
 		cu.link_destroy(st);
+	} else if (!strcmp(load, "nvjitlink")) {
+		void *cubin = nvjitlink_link(data, size, nvjitlink_names, nvjitlink_object);
+
+		rc = cu.module_load_data(&mod, cubin);
 	} else {
 		printf("app: unknown --load=%s\n", load);
 		return 2;
