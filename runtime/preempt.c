@@ -40,6 +40,7 @@
  * the resume comes.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -379,12 +380,45 @@ static bool headers_read(struct ctx_state *s, uint64_t deadline)
 	return rc == CUDA_SUCCESS;
 }
 
+/*
+ * A stop that took longer than 1 ms, at info: where its time went (the
+ * watcher waking, the context's lock, the stop word) and what was in
+ * flight, with each kernel's virtual blocks taken and done of its total.
+ */
+static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_ns,
+			  uint64_t locked_ns, uint64_t word_ns, uint64_t end_ns, bool read)
+{
+	char what[512];
+	size_t n = 0;
+
+	what[0] = '\0';
+	for (unsigned i = 0; i < RECORDS && n < sizeof(what) - 64; i++) {
+		struct record *r = &s->rec[i];
+		const uint32_t *hdr = &s->host[16 + 2 * i];
+		const char *name = NULL;
+
+		if (!r->live)
+			continue;
+		if (REAL(cuFuncGetName)(&name, r->fn) != CUDA_SUCCESS || !name)
+			name = "?";
+		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%llu%s", name, hdr[0],
+				      hdr[1], (unsigned long long)r->total,
+				      record_complete(r) ? " complete" : "");
+	}
+	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
+		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s); in flight "
+		  "(taken/done/blocks):%s", (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6,
+		  (locked_ns - edge_ns) / 1e6, (word_ns - edge_ns) / 1e6,
+		  read ? "" : ", not read back", what[0] ? what : " nothing");
+}
+
 static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
-	uint64_t deadline = now_ns() + TURN_POLL_LIMIT_NS;
+	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word;
 	bool any = false, left, read = true;
 
 	pthread_mutex_lock(&s->lock);
+	locked = now_ns();
 	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS) {
 		/* The context is gone (the process is ending): nothing of it runs any more. */
 		s->seg = NULL;
@@ -406,6 +440,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		return;
 	}
 	s->stopped = true;
+	word = now_ns();
 	/*
 	 * The turnaround: until every taken block of every kernel in flight is
 	 * done.  A kernel that completed meanwhile has left too.
@@ -439,6 +474,8 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 			  "CUDA_DEVICE_MAX_CONNECTIONS=1): its kernels no longer run persistent; a "
 			  "stopped one goes on with one worker");
 	}
+	if (any && s->host && now_ns() > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
+		log_slow_stop(s, edge_ns, woke, locked, word, now_ns(), read);
 	pthread_mutex_unlock(&s->lock);
 	if (any && s->self) {
 		uint64_t now = now_ns(), us = now > edge_ns ? (now - edge_ns) / 1000u : 0;
