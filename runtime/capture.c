@@ -832,8 +832,11 @@ CUresult hook_cuLinkAddData_v2(cuLinkAddData_v2_fn real, CUlinkState state, CUji
 {
 	CUresult rc = real(state, type, data, size, name, nopts, opts, vals);
 
-	if (rc == CUDA_SUCCESS && capturing())
+	if (rc == CUDA_SUCCESS && capturing()) {
+		coloc_log(COLOC_LOG_DEBUG, "cuLinkAddData %p: input of type %d, %zu bytes (%s)",
+			  (void *)state, (int)type, size, name ? name : "no name");
 		coloc_link_input(state, type == CU_JIT_INPUT_PTX, data, size);
+	}
 	return rc;
 }
 

@@ -213,6 +213,8 @@ static nvjitlink_result nvjitlink_add_data(nvjitlink_handle handle, int type, co
 	rc = real(handle, type, data, size, name);
 	if (rc == 0 && nvjitlink_recording()) {
 		coloc_enter();
+		coloc_log(COLOC_LOG_DEBUG, "nvJitLinkAddData %p: input of type %d, %zu bytes (%s)",
+			  (void *)handle, type, size, name ? name : "no name");
 		coloc_link_input(handle, type == NVJITLINK_INPUT_PTX, data, size);
 		coloc_leave();
 	}

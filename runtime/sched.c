@@ -236,21 +236,13 @@ out:
 	pthread_mutex_unlock(&sched.lock);
 }
 
-static void latency_mark(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor,
-			 bool before)
-{
-	struct dev_state *d = current_dev();
+/* The device this thread's last latency launch marked, for its second mark. */
+static __thread struct dev_state *marked;
 
-	if (!d || !d->self)
-		return;
-	if (coloc_cfg.policy == COLOC_POLICY_FILL && fn && is_comm(fn))
-		return; /* the GPU is not busy with computation: best-effort work may fill it */
-	if (before && sched.by_kernel)
-		note_stream(d, stream, flavor);
-	if (before && fn) /* a graph (no fn) is counted as one */
-		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
+/* New work on `d`: the monitor drains again; an idle tenant turns busy. */
+static void mark_busy(struct dev_state *d)
+{
 	__atomic_fetch_add(&d->gen, 1, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST))
 		return;
 	pthread_mutex_lock(&sched.lock);
@@ -266,7 +258,20 @@ static void latency_mark(CUfunction fn, CUstream stream, enum coloc_stream_flavo
 
 void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
 {
-	latency_mark(fn, stream, flavor, true);
+	struct dev_state *d = current_dev();
+
+	marked = NULL;
+	if (!d || !d->self)
+		return;
+	if (coloc_cfg.policy == COLOC_POLICY_FILL && fn && is_comm(fn))
+		return; /* the GPU is not busy with computation: best-effort work may fill it */
+	if (sched.by_kernel)
+		note_stream(d, stream, flavor);
+	if (fn) /* a graph (no fn) is counted as one */
+		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
+	mark_busy(d);
+	marked = d;
 }
 
 /*
@@ -276,7 +281,15 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
  */
 void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
 {
-	latency_mark(fn, stream, flavor, false);
+	struct dev_state *d = marked;
+
+	(void)fn;
+	(void)stream;
+	(void)flavor;
+	/* The first mark's device, without asking the driver again: one atomic in the common case. */
+	marked = NULL;
+	if (d)
+		mark_busy(d);
 }
 
 /*
