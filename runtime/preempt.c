@@ -499,8 +499,10 @@ static void resume_all(struct ctx_state *s)
 {
 	struct record *live[RECORDS];
 	unsigned helpers = 0, n = 0;
+	uint64_t t0 = now_ns(), locked;
 
 	pthread_mutex_lock(&s->lock);
+	locked = now_ns();
 	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS ||
 	    (stop_set(s, 0) != CUDA_SUCCESS && !s->host)) {
 		pthread_mutex_unlock(&s->lock);
@@ -547,6 +549,11 @@ static void resume_all(struct ctx_state *s)
 	if (helpers && REAL(cuEventRecord)(s->helpers_done, s->helper_stream) == CUDA_SUCCESS)
 		s->helpers_pending = true;
 	pthread_mutex_unlock(&s->lock);
+	/* A resume that holds the watcher up delays the next stop: said, with its parts. */
+	if (now_ns() > t0 + 500000u)
+		coloc_log(COLOC_LOG_INFO, "preemption: slow resume: %.3f ms (lock at %.3f ms), %u "
+			  "helpers for %u kernels started", (now_ns() - t0) / 1e6, (locked - t0) / 1e6,
+			  helpers, n);
 	if (helpers && s->self)
 		__atomic_fetch_add(&s->self->counters[TC_HELPERS], helpers, __ATOMIC_RELAXED);
 }
