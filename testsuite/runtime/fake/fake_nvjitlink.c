@@ -16,6 +16,7 @@
  * -ptx link fail at nvJitLinkComplete.  COLOC_FAKE_NVJITLINK_LOG names a
  * file each nvJitLinkCreate appends its options to.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup, strndup */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
