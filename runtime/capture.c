@@ -545,6 +545,24 @@ void coloc_link_input(const void *key, bool ptx, const void *data, size_t size)
 	pthread_mutex_unlock(&links.lock);
 }
 
+void coloc_link_ptx(const void *key, const void *ptx, size_t size)
+{
+	struct link *l;
+
+	if (!key || !ptx)
+		return;
+	pthread_mutex_lock(&links.lock);
+	l = link_find(key, false);
+	if (l) {
+		coloc_buf_release(&l->ptx);
+		coloc_buf_init(&l->ptx);
+		coloc_buf_put(&l->ptx, ptx, strnlen(ptx, size));
+		l->ptx_inputs = 1;
+		l->other_inputs = 0;
+	}
+	pthread_mutex_unlock(&links.lock);
+}
+
 void coloc_link_output(const void *key, const void *cubin, size_t size, bool by_contents)
 {
 	unsigned char digest[32];

@@ -100,6 +100,12 @@ void coloc_link_input(const void *key, bool ptx, const void *data, size_t size);
 void coloc_link_input_file(const void *key, bool ptx, const char *path);
 void coloc_link_output(const void *key, const void *cubin, size_t size, bool by_contents);
 void coloc_link_end(const void *key);
+/*
+ * The PTX link `key` amounts to, got another way than from its inputs
+ * (nvJitLink's -ptx shadow link of LTO-IR): the link then counts as one PTX
+ * input, whatever its inputs were.
+ */
+void coloc_link_ptx(const void *key, const void *ptx, size_t size);
 
 /* ---- nvjitlink.c */
 

@@ -14,6 +14,8 @@
  *   --nvjitlink-names=plain|versioned   (nvjitlink: dlsym nvJitLinkCreate, as Numba's
  *                      binding does, or __nvJitLinkCreate_12_8, as nvJitLink.h's macros)
  *   --nvjitlink-object=PATH   (nvjitlink: a second input, of type cubin)
+ *   --nvjitlink-lto=data|file (nvjitlink: link with -lto, the input given as LTO-IR,
+ *                      by nvJitLinkAddData or nvJitLinkAddFile, as Numba links)
  *   --launch=plain|ex|ex-cluster|extra|coop    --kernel=NAME --grid=X,Y,Z --block=X,Y,Z
  *   --shmem=BYTES --attr-shmem=BYTES (cuFuncSetAttribute first) --repeat=N
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
@@ -187,7 +189,8 @@ static void *read_file(const char *path, size_t *size);
  * binding does, and returns a copy of the cubin (the caller's bytes, as a
  * Python bytes object would be) after the link is destroyed.
  */
-static void *nvjitlink_link(const void *ptx, size_t size, const char *names, const char *object)
+static void *nvjitlink_link(const void *ptx, size_t size, const char *path, const char *names,
+			    const char *object, const char *lto)
 {
 	typedef int (*create_fn)(void **, unsigned, const char **);
 	typedef int (*destroy_fn)(void **);
@@ -195,11 +198,13 @@ static void *nvjitlink_link(const void *ptx, size_t size, const char *names, con
 	typedef int (*complete_fn)(void *);
 	typedef int (*size_fn)(void *, size_t *);
 	typedef int (*cubin_fn)(void *, void *);
+	typedef int (*add_file_fn)(void *, int, const char *);
 	const char *api[] = { "nvJitLinkCreate", "nvJitLinkAddData", "nvJitLinkComplete",
 			      "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
-			      "nvJitLinkDestroy" };
-	void *fn[6], *h = dlopen("libnvJitLink.so.12", RTLD_NOW | RTLD_GLOBAL), *link = NULL;
-	const char *opts[] = { "-arch=sm_90" };
+			      "nvJitLinkDestroy", "nvJitLinkAddFile" };
+	void *fn[7], *h = dlopen("libnvJitLink.so.12", RTLD_NOW | RTLD_GLOBAL), *link = NULL;
+	const char *opts[] = { "-arch=sm_90", "-lto" };
+	int type = lto ? 3 /* LTOIR */ : 2 /* PTX */;
 	unsigned char *cubin, *copy;
 	size_t n = 0;
 	int rc;
@@ -208,7 +213,7 @@ static void *nvjitlink_link(const void *ptx, size_t size, const char *names, con
 		printf("app: dlopen libnvJitLink.so.12: %s\n", dlerror());
 		exit(1);
 	}
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		char sym[96];
 		Dl_info info;
 
@@ -221,8 +226,10 @@ static void *nvjitlink_link(const void *ptx, size_t size, const char *names, con
 		       dladdr(fn[i], &info) && info.dli_fname && strstr(info.dli_fname, "libcoloc") ?
 			       "colocc" : "nvJitLink");
 	}
-	if ((rc = (__extension__(create_fn)fn[0])(&link, 1, opts)) != 0 ||
-	    (rc = (__extension__(add_data_fn)fn[1])(link, 2 /* PTX */, ptx, size + 1, "app.ptx")))
+	if ((rc = (__extension__(create_fn)fn[0])(&link, lto ? 2 : 1, opts)) != 0 ||
+	    (rc = lto && !strcmp(lto, "file") ?
+			  (__extension__(add_file_fn)fn[6])(link, type, path) :
+			  (__extension__(add_data_fn)fn[1])(link, type, ptx, size + 1, "app.ptx")))
 		die("nvJitLink input", (CUresult)rc);
 	if (object) {
 		size_t osize;
@@ -355,7 +362,7 @@ static void *launches(void *arg)
 int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
-	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL;
+	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL, *nvjitlink_lto = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	const char *probes[32];
@@ -375,6 +382,8 @@ int main(int argc, char **argv)
 			nvjitlink_names = a + 18;
 		else if (!strncmp(a, "--nvjitlink-object=", 19))
 			nvjitlink_object = a + 19;
+		else if (!strncmp(a, "--nvjitlink-lto=", 16))
+			nvjitlink_lto = a + 16;
 		else if (!strcmp(a, "--ptds"))
 			ptds = 1;
 		else if (!strncmp(a, "--load=", 7))
@@ -457,7 +466,8 @@ int main(int argc, char **argv)
 		rc = cu.module_load_data(&mod, cubin);
 		cu.link_destroy(st);
 	} else if (!strcmp(load, "nvjitlink")) {
-		void *cubin = nvjitlink_link(data, size, nvjitlink_names, nvjitlink_object);
+		void *cubin = nvjitlink_link(data, size, image, nvjitlink_names, nvjitlink_object,
+					     nvjitlink_lto);
 
 		rc = cu.module_load_data(&mod, cubin);
 	} else {
