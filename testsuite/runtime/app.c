@@ -205,7 +205,7 @@ static void *nvjitlink_link(const void *ptx, size_t size, const char *path, cons
 	void *fn[7], *h = dlopen("libnvJitLink.so.12", RTLD_NOW | RTLD_GLOBAL), *link = NULL;
 	const char *opts[] = { "-arch=sm_90", "-lto" };
 	int type = lto ? 3 /* LTOIR */ : 2 /* PTX */;
-	unsigned char *cubin, *copy;
+	unsigned char *cubin = NULL, *copy;
 	size_t n = 0;
 	int rc;
 
