@@ -1,10 +1,11 @@
 /*
  * The fake CUDA driver's internals, shared by its files: fake_cuda.c
- * (state, log, devices, memory, streams, functions, launches),
- * fake_module.c (images, PTX scanning, modules, libraries, linking),
- * fake_vmm.c (the virtual memory API), fake_graph.c (stream capture and
- * graphs) and fake_getproc.c (the entry-point table).  The log line formats are
- * documented at the top of fake_cuda.c.
+ * (state, log, devices, memory), fake_launch.c (streams, events,
+ * functions, launches, persistent kernels), fake_module.c (images, PTX
+ * scanning, modules, libraries, linking), fake_vmm.c (the virtual memory
+ * API), fake_graph.c (stream capture and graphs) and fake_getproc.c (the
+ * entry-point table).  The log line formats are documented at the top of
+ * fake_cuda.c, the resident kernels' "gpu" lines at the top of fake_launch.c.
  *
  * Also declares every exported entry point, so that the selftest and the
  * entry-point table see the same prototypes the definitions have.
@@ -31,6 +32,8 @@ typedef unsigned int CUdeviceptr_v1;
 #define FAKE_CUBIN_MAGIC_LEN 10
 #define FAKE_JIT_FAIL "FAKE_JIT_FAIL"
 #define FAKE_JIT_FAIL_LOG "fake ptxas: FAKE_JIT_FAIL found"
+/* sm_90's maximum of dynamic shared memory a kernel can opt in to. */
+#define FAKE_LIMIT_SHMEM_OPTIN 232448
 
 /* One parameter of a kernel: where it lies in the packed parameter buffer. */
 struct fake_param {
@@ -154,9 +157,17 @@ extern struct fake_state fake;
  */
 void fake_begin(struct coloc_buf *line, const char *name);
 CUresult fake_end(struct coloc_buf *line, CUresult rc);
+/* Appends a finished line to COLOC_FAKE_LOG; under the lock. */
+void fake_log_write(struct coloc_buf *line);
 CUresult fake_need_init(void);
 void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant);
-/* Advances resident persistent kernels (fake_cuda.c); under the lock. */
+/* CLOCK_MONOTONIC in ns: the simulated GPU's time line. */
+uint64_t fake_now_ns(void);
+/* Sleeps, unlocked, until the simulated GPU reaches `until`; passes rc on. */
+CUresult fake_sleep_until(uint64_t until, CUresult rc);
+/* After a synchronization call's log line: waits until the GPU is idle. */
+CUresult fake_wait_idle(CUresult rc);
+/* Advances resident persistent kernels (fake_launch.c); under the lock. */
 void fake_progress(void);
 /* The id of the live resident kernel last launched on `stream`, or 0; under the lock. */
 unsigned fake_resident_on(CUstream stream);
@@ -183,6 +194,8 @@ void fake_put_dptr(struct coloc_buf *line, uint64_t addr);
 CUresult fake_put_stream(struct coloc_buf *line, CUstream s);
 /* Host memory behind device (or mapped host) range [addr, addr + bytes), or NULL. */
 unsigned char *fake_dev_range(uint64_t addr, size_t bytes);
+/* Mapped host memory (cuMemHostAlloc) behind [addr, addr + bytes), or NULL; under the lock. */
+unsigned char *fake_host_range(uint64_t addr, size_t bytes);
 
 /* ---- fake_graph.c, under the lock */
 struct fake_graph;

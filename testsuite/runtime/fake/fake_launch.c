@@ -1,0 +1,941 @@
+/*
+ * The fake driver's streams, events, functions and launches.  Kernels are
+ * not executed, with one exception: a persistent-thread-block variant
+ * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
+ * slot_base, a pointer to the control block {u32 next; u32 done} and a pointer to the
+ * stop record {u32 word; u32 pad; u64 host}, docs/passes.md) takes virtual
+ * blocks off `next`, counting each in `done`, until the word is set or the
+ * grid is done.
+ *
+ * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1 runs N blocks
+ * during its launch call and stays resident: at the fake's later calls it
+ * finishes its blocks once COLOC_FAKE_RESIDENT_US passed since its launch,
+ * unless it is stopped first; then its workers leave and worker 0 stays,
+ * paused, until the stop is cleared, the word or its host copy (the u32 at
+ * host, when host is not 0; then it goes on, and ends at once when helpers
+ * took every block), or `done` reaches the grid's size (helpers,
+ * launches with park = 0, run at once).  Events recorded on its stream after
+ * it, and synchronization with its stream or context, wait until it is gone,
+ * as on a GPU.  What resident kernels do between calls is logged as "gpu"
+ * lines:
+ *
+ *   gpu resident=R fn=NAME finished ran=N   ran its other N blocks and ended
+ *   gpu resident=R fn=NAME parked           stopped: worker 0 pauses
+ *   gpu resident=R fn=NAME resumed          the stop was cleared: worker 0 goes on
+ *   gpu resident=R fn=NAME unparked         every block is done while paused: it ended
+ *   gpu resident=R fn=NAME timeout          a synchronization gave up on it (20 s)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fake.h"
+
+/* Dynamic shared memory: above 48 KiB a kernel must opt in. */
+#define LIMIT_DYNAMIC_SHMEM (48 * 1024)
+#define PTB_PREFIX "__coloc_ptb_"
+
+/* ---- streams and events: everything has already happened */
+
+static CUresult stream_create(const char *name, CUstream *stream, unsigned flags, int priority,
+			      bool has_priority)
+{
+	struct fake_stream *s;
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, name);
+	coloc_buf_printf(&line, " flags=%u", flags);
+	if (has_priority)
+		coloc_buf_printf(&line, " priority=%d", priority);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!stream)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (!(s = calloc(1, sizeof(*s))))
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	s->id = ++fake.next_stream;
+	s->next = fake.streams;
+	fake.streams = s;
+	*stream = (CUstream)(void *)&s->tag;
+	coloc_buf_printf(&line, " stream=%u", s->id);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
+{
+	return stream_create(__func__, stream, flags, 0, false);
+}
+
+CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority)
+{
+	return stream_create(__func__, stream, flags, priority, true);
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream)
+{
+	struct fake_stream *s;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	for (s = fake.streams; s && (void *)&s->tag != (void *)stream;)
+		s = s->next;
+	if (!s) /* NULL or a special handle */
+		return fake_end(&line, CUDA_ERROR_INVALID_HANDLE);
+	/* Kept, dead, so the stale handle is never a newer stream's. */
+	s->dead = true;
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+/* Synchronize and query: log the stream, nothing is ever pending. */
+/* Logs a call on `stream`; `query`: CUDA_ERROR_NOT_READY while the GPU is busy. */
+static CUresult stream_call(const char *name, CUstream stream, bool query)
+{
+	const char *shared = getenv("COLOC_FAKE_SHARED_QUEUE");
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, name);
+	found = fake_put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
+		rc = found;
+	if (rc == CUDA_SUCCESS)
+		rc = fake_capture_forbids(stream, false, false);
+	/* fake_begin holds the lock. */
+	if (rc == CUDA_SUCCESS && query &&
+	    (fake_now_ns() < fake.busy_until_ns || fake_resident_on(stream) ||
+	     (shared && strcmp(shared, "1") == 0 && fake_resident_any())))
+		rc = CUDA_ERROR_NOT_READY;
+	return fake_end(&line, rc);
+}
+
+static CUresult stream_wait(const char *name, CUstream stream)
+{
+	return stream_call(name, stream, false);
+}
+
+CUresult cuStreamSynchronize(CUstream stream)
+{
+	return fake_wait_resident(false, stream, 0, fake_wait_idle(stream_wait(__func__, stream)));
+}
+
+CUresult cuStreamSynchronize_ptsz(CUstream stream)
+{
+	return fake_wait_resident(false, stream, 0, fake_wait_idle(stream_wait(__func__, stream)));
+}
+
+CUresult cuStreamQuery(CUstream stream)
+{
+	return stream_call(__func__, stream, true);
+}
+
+CUresult cuStreamQuery_ptsz(CUstream stream)
+{
+	return stream_call(__func__, stream, true);
+}
+
+/* Captured between cuStreamBeginCapture and cuStreamEndCapture, or always with COLOC_FAKE_CAPTURING=1. */
+static CUresult stream_capturing(const char *name, CUstream stream, int *status)
+{
+	const char *env = getenv("COLOC_FAKE_CAPTURING");
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, name);
+	found = fake_put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
+		rc = found;
+	if (rc == CUDA_SUCCESS && !status)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	if (rc == CUDA_SUCCESS) {
+		fake_capture_status(stream, status);
+		if (env && strcmp(env, "1") == 0)
+			*status = 1;
+		coloc_buf_printf(&line, " capturing=%d", *status);
+	}
+	return fake_end(&line, rc);
+}
+
+CUresult cuStreamIsCapturing(CUstream stream, int *status)
+{
+	return stream_capturing(__func__, stream, status);
+}
+
+CUresult cuStreamIsCapturing_ptsz(CUstream stream, int *status)
+{
+	return stream_capturing(__func__, stream, status);
+}
+
+/* Logs an event's id (or ?) after whatever key the caller wrote. */
+static CUresult put_event_value(struct coloc_buf *line, CUevent e, struct fake_event **out)
+{
+	struct fake_event *ev;
+
+	for (ev = fake.events; ev; ev = ev->next) {
+		if (!ev->dead && (void *)&ev->tag == (void *)e) {
+			coloc_buf_printf(line, "%u", ev->id);
+			if (out)
+				*out = ev;
+			return CUDA_SUCCESS;
+		}
+	}
+	coloc_buf_putc(line, '?');
+	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult put_event(struct coloc_buf *line, CUevent e, struct fake_event **out)
+{
+	coloc_buf_puts(line, " event=");
+	return put_event_value(line, e, out);
+}
+
+static CUresult stream_wait_event(const char *name, CUstream stream, CUevent event, unsigned flags)
+{
+	struct coloc_buf line;
+	CUresult rc, stream_rc, event_rc;
+
+	fake_begin(&line, name);
+	stream_rc = fake_put_stream(&line, stream);
+	event_rc = put_event(&line, event, NULL);
+	coloc_buf_printf(&line, " flags=%u", flags);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS && (rc = stream_rc) == CUDA_SUCCESS)
+		rc = event_rc;
+	return fake_end(&line, rc);
+}
+
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags)
+{
+	return stream_wait_event(__func__, stream, event, flags);
+}
+
+CUresult cuStreamWaitEvent_ptsz(CUstream stream, CUevent event, unsigned int flags)
+{
+	return stream_wait_event(__func__, stream, event, flags);
+}
+
+CUresult cuEventCreate(CUevent *event, unsigned int flags)
+{
+	struct fake_event *e;
+	struct coloc_buf line;
+	CUresult rc;
+
+	fake_begin(&line, __func__);
+	coloc_buf_printf(&line, " flags=%u", flags);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!event)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (!(e = calloc(1, sizeof(*e))))
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	e->id = ++fake.next_event;
+	e->next = fake.events;
+	fake.events = e;
+	*event = (CUevent)(void *)&e->tag;
+	coloc_buf_printf(&line, " event=%u", e->id);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+static CUresult event_record(const char *name, CUevent event, CUstream stream)
+{
+	struct coloc_buf line;
+	struct fake_event *e = NULL;
+	CUresult rc, stream_rc, event_rc;
+
+	fake_begin(&line, name);
+	event_rc = put_event(&line, event, &e);
+	stream_rc = fake_put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS && (rc = event_rc) == CUDA_SUCCESS)
+		rc = stream_rc;
+	if (rc == CUDA_SUCCESS && fake_capture_put(&line, stream)) {
+		e->captured = true;
+	} else if (rc == CUDA_SUCCESS) {
+		uint64_t now = fake_now_ns();
+
+		/* An idle GPU reaches the event now: elapsed times do not count idle time before. */
+		e->captured = false;
+		e->done_ns = fake.busy_until_ns > now ? fake.busy_until_ns : now;
+		e->after_resident = fake_resident_on(stream);
+		e->recorded = true;
+	}
+	return fake_end(&line, rc);
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream)
+{
+	return event_record(__func__, event, stream);
+}
+
+CUresult cuEventRecord_ptsz(CUevent event, CUstream stream)
+{
+	return event_record(__func__, event, stream);
+}
+
+CUresult cuEventSynchronize(CUevent event)
+{
+	struct coloc_buf line;
+	struct fake_event *e = NULL;
+	uint64_t until = 0;
+	unsigned id = 0;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = put_event(&line, event, &e);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
+		rc = found;
+	if (rc == CUDA_SUCCESS)
+		rc = fake_capture_forbids(NULL, false, e->captured);
+	if (rc == CUDA_SUCCESS) {
+		until = e->done_ns;
+		id = e->after_resident;
+	}
+	rc = fake_sleep_until(until, fake_end(&line, rc));
+	return id ? fake_wait_resident(false, NULL, id, rc) : rc;
+}
+
+CUresult cuEventQuery(CUevent event)
+{
+	struct coloc_buf line;
+	struct fake_event *e = NULL;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = put_event(&line, event, &e);
+	if ((rc = fake_need_ctx()) == CUDA_SUCCESS)
+		rc = found;
+	if (rc == CUDA_SUCCESS)
+		rc = fake_capture_forbids(NULL, false, e->captured);
+	if (rc == CUDA_SUCCESS && (fake_now_ns() < e->done_ns || fake_resident_live(e->after_resident)))
+		rc = CUDA_ERROR_NOT_READY;
+	return fake_end(&line, rc);
+}
+
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
+{
+	struct coloc_buf line;
+	struct fake_event *a = NULL, *b = NULL;
+	CUresult rc, found_a, found_b;
+	uint64_t now = fake_now_ns();
+
+	fake_begin(&line, __func__);
+	coloc_buf_puts(&line, " start=");
+	found_a = put_event_value(&line, start, &a);
+	coloc_buf_puts(&line, " end=");
+	found_b = put_event_value(&line, end, &b);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found_a) != CUDA_SUCCESS ||
+	    (rc = found_b) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!ms)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (!a->recorded || !b->recorded)
+		return fake_end(&line, CUDA_ERROR_INVALID_HANDLE);
+	if (now < a->done_ns || now < b->done_ns || fake_resident_live(a->after_resident) ||
+	    fake_resident_live(b->after_resident))
+		return fake_end(&line, CUDA_ERROR_NOT_READY);
+	*ms = (float)((double)b->done_ns - (double)a->done_ns) / 1e6f;
+	coloc_buf_printf(&line, " us=%lld", ((long long)b->done_ns - (long long)a->done_ns) / 1000);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuEventDestroy_v2(CUevent event)
+{
+	struct fake_event *e = NULL;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = put_event(&line, event, &e);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	e->dead = true;
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+/* ---- functions */
+
+CUresult fake_attr_set(struct fake_kernel *k, int attrib, int value)
+{
+	/* Attributes below 8 (threads, registers, sizes, versions) are read-only. */
+	if (attrib < CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
+	    attrib >= CU_FUNC_ATTRIBUTE_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
+	    (value < 0 || value > FAKE_LIMIT_SHMEM_OPTIN))
+		return CUDA_ERROR_INVALID_VALUE;
+	k->attrs[attrib] = value;
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_attr_get(const struct fake_kernel *k, int attrib, int *value)
+{
+	if (attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (attrib == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+		*value = 1024;
+	else if (attrib == CU_FUNC_ATTRIBUTE_NUM_REGS)
+		*value = 32;
+	else
+		*value = k->attrs[attrib];
+	return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction fn, CUfunction_attribute attrib, int value)
+{
+	struct fake_kernel *k;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_fn(&line, fn, &k);
+	coloc_buf_printf(&line, " attrib=%d value=%d", attrib, value);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	return fake_end(&line, fake_attr_set(k, attrib, value));
+}
+
+CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attrib, CUfunction fn)
+{
+	struct fake_kernel *k;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_fn(&line, fn, &k);
+	coloc_buf_printf(&line, " attrib=%d", attrib);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!value)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if ((rc = fake_attr_get(k, attrib, value)) == CUDA_SUCCESS)
+		coloc_buf_printf(&line, " value=%d", *value);
+	return fake_end(&line, rc);
+}
+
+CUresult cuFuncSetCacheConfig(CUfunction fn, CUfunc_cache config)
+{
+	struct fake_kernel *k;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_fn(&line, fn, &k);
+	coloc_buf_printf(&line, " config=%d", config);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	k->cache_config = config;
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuFuncGetName(const char **name, CUfunction fn)
+{
+	struct fake_kernel *k;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_fn(&line, fn, &k);
+	if ((rc = fake_need_init()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!name)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*name = k->name;
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t *size)
+{
+	struct fake_kernel *k;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_fn(&line, fn, &k);
+	coloc_buf_printf(&line, " index=%zu", index);
+	if ((rc = fake_need_init()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (index >= k->nparams)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	if (offset)
+		*offset = k->params[index].offset;
+	if (size)
+		*size = k->params[index].size;
+	coloc_buf_printf(&line, " offset=%u size=%u", k->params[index].offset,
+			 k->params[index].size);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+/* 2048 threads per SM in whole warps, at most 32 blocks, at least 1. */
+static int fake_blocks_per_sm(unsigned threads)
+{
+	int n = 2048 / (int)((threads + 31) / 32 * 32);
+
+	return n > 32 ? 32 : n < 1 ? 1 : n;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction fn, int block_size,
+						     size_t dynamic_shmem)
+{
+	struct fake_kernel *k;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_fn(&line, fn, &k);
+	coloc_buf_printf(&line, " block=%d shmem=%zu", block_size, dynamic_shmem);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!blocks || block_size <= 0 || block_size > 1024)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	*blocks = fake_blocks_per_sm((unsigned)block_size);
+	coloc_buf_printf(&line, " blocks=%d", *blocks);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+/* ---- launches */
+
+struct launch {
+	const void *fn;
+	unsigned grid[3], block[3], shmem;
+	CUstream stream;
+	bool ex; /* cuLaunchKernelEx: log the attributes */
+	const CUlaunchAttribute *attrs;
+	unsigned nattrs;
+	void **params;
+	void **extra;
+};
+
+static uint64_t le_load(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+static void le_store32(unsigned char *p, uint32_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> 8 * i);
+}
+
+/* The packed buffer of `extra`: BUFFER_POINTER and BUFFER_SIZE, then END. */
+static CUresult extra_buffer(void **extra, const unsigned char **buf, size_t *size)
+{
+	bool have_size = false;
+	size_t i;
+
+	*buf = NULL;
+	for (i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+			*buf = extra[i + 1];
+		} else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) {
+			memcpy(size, extra[i + 1], sizeof(*size));
+			have_size = true;
+		} else {
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	return *buf && have_size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Where each parameter's bytes are: kernelParams[i], or the layout's offset in extra's buffer. */
+static CUresult param_values(const struct launch *l, const struct fake_kernel *k,
+			     const unsigned char **values)
+{
+	const unsigned char *buf;
+	size_t size = 0;
+	unsigned i;
+	CUresult rc;
+
+	if (l->params && l->extra)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (l->extra) {
+		if ((rc = extra_buffer(l->extra, &buf, &size)) != CUDA_SUCCESS)
+			return rc;
+		if (size < k->param_bytes)
+			return CUDA_ERROR_INVALID_VALUE;
+		for (i = 0; i < k->nparams; i++)
+			values[i] = buf + k->params[i].offset;
+		return CUDA_SUCCESS;
+	}
+	for (i = 0; i < k->nparams; i++)
+		if (!l->params || !(values[i] = l->params[i]))
+			return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+static void put_value(struct coloc_buf *line, const unsigned char *p, uint32_t size)
+{
+	uint32_t i;
+
+	if (size == 8) {
+		fake_put_dptr(line, le_load(p, 8));
+	} else if (size == 1 || size == 2 || size == 4) {
+		coloc_buf_printf(line, "0x%llx", (unsigned long long)le_load(p, size));
+	} else {
+		coloc_buf_puts(line, "b:");
+		for (i = 0; i < size; i++)
+			coloc_buf_printf(line, "%02x", p[i]);
+	}
+}
+
+/* ---- persistent kernels that outlive their launch call */
+
+#define MAX_RESIDENT 64
+#define RESIDENT_WAIT_NS 20000000000ull
+
+struct resident {
+	bool live, parked;
+	unsigned id;
+	char name[160];
+	CUstream stream;
+	uint64_t ctl, stop, total, finish_ns;
+};
+
+static struct resident resident[MAX_RESIDENT];
+static unsigned resident_ids;
+
+static void resident_log(const struct resident *r, const char *what)
+{
+	struct coloc_buf line;
+
+	coloc_buf_init(&line);
+	coloc_buf_printf(&line, "gpu resident=%u fn=%s %s\n", r->id, r->name, what);
+	fake_log_write(&line);
+	coloc_buf_release(&line);
+}
+
+/*
+ * Whether the stop record at `stop` stops a launch: its word; for a paused
+ * worker 0, `parker`, its host copy too when it has one.
+ */
+static bool ptb_stopped(uint64_t stop, bool parker)
+{
+	const unsigned char *word = fake_dev_range(stop, 4), *record = fake_dev_range(stop, 16), *host;
+
+	if (!word || le_load(word, 4) == 0)
+		return false;
+	if (!parker || !record || !le_load(record + 8, 8))
+		return true;
+	host = fake_host_range(le_load(record + 8, 8), 4);
+	return !host || le_load(host, 4) != 0; /* a bad pointer faults: nothing more runs */
+}
+
+/* Runs virtual blocks while not stopped; returns how many. */
+static uint64_t ptb_blocks(unsigned char *ctl, uint64_t stop, uint64_t total, uint64_t limit)
+{
+	uint64_t ran = 0;
+
+	while (!ptb_stopped(stop, false) && le_load(ctl, 4) < total && ran < limit) {
+		le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
+		le_store32(ctl + 4, (uint32_t)le_load(ctl + 4, 4) + 1);
+		ran++;
+	}
+	return ran;
+}
+
+void fake_progress(void)
+{
+	for (unsigned i = 0; i < MAX_RESIDENT; i++) {
+		struct resident *r = &resident[i];
+		unsigned char *ctl;
+		bool stopped;
+		char what[64];
+
+		if (!r->live)
+			continue;
+		ctl = fake_dev_range(r->ctl, 8);
+		if (!ctl || !fake_dev_range(r->stop, 4)) { /* its memory was freed under it */
+			r->live = false;
+			continue;
+		}
+		stopped = ptb_stopped(r->stop, r->parked);
+		if (r->parked && le_load(ctl + 4, 4) >= r->total) {
+			r->live = false;
+			resident_log(r, "unparked");
+			continue;
+		}
+		if (!r->parked && stopped) {
+			r->parked = true;
+			resident_log(r, "parked");
+		} else if (r->parked && !stopped) {
+			r->parked = false;
+			resident_log(r, "resumed");
+		}
+		/* Its time is up, or helpers took every block: it ends. */
+		if (!r->parked && (fake_now_ns() >= r->finish_ns || le_load(ctl, 4) >= r->total)) {
+			snprintf(what, sizeof(what), "finished ran=%llu",
+				 (unsigned long long)ptb_blocks(ctl, r->stop, r->total, UINT64_MAX));
+			r->live = false;
+			resident_log(r, what);
+		}
+	}
+}
+
+unsigned fake_resident_on(CUstream stream)
+{
+	unsigned id = 0;
+
+	for (unsigned i = 0; i < MAX_RESIDENT; i++)
+		if (resident[i].live && resident[i].stream == stream && resident[i].id > id)
+			id = resident[i].id;
+	return id;
+}
+
+bool fake_resident_any(void)
+{
+	for (unsigned i = 0; i < MAX_RESIDENT; i++)
+		if (resident[i].live)
+			return true;
+	return false;
+}
+
+bool fake_resident_live(unsigned id)
+{
+	for (unsigned i = 0; id && i < MAX_RESIDENT; i++)
+		if (resident[i].live && resident[i].id == id)
+			return true;
+	return false;
+}
+
+CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
+{
+	uint64_t deadline = fake_now_ns() + RESIDENT_WAIT_NS;
+
+	for (;;) {
+		struct resident *waiting = NULL;
+
+		pthread_mutex_lock(&fake.lock);
+		fake_progress();
+		for (unsigned i = 0; i < MAX_RESIDENT && !waiting; i++) {
+			struct resident *r = &resident[i];
+
+			if (r->live && (id ? r->id == id : all || r->stream == stream))
+				waiting = r;
+		}
+		if (waiting && fake_now_ns() > deadline) {
+			resident_log(waiting, "timeout");
+			pthread_mutex_unlock(&fake.lock);
+			return rc == CUDA_SUCCESS ? CUDA_ERROR_LAUNCH_TIMEOUT : rc;
+		}
+		pthread_mutex_unlock(&fake.lock);
+		if (!waiting)
+			return rc;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+}
+
+/*
+ * The one kernel the fake runs: a ptb variant takes virtual blocks off the
+ * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
+ * slot_base, control, stop), as described at the top.
+ */
+static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
+			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
+{
+	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
+	const char *no_helpers = getenv("COLOC_FAKE_NO_HELPERS");
+	unsigned n = k->nparams, i;
+	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, stop;
+	unsigned char *ctl;
+	struct resident *r = NULL;
+
+	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 7 ||
+	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 4 ||
+	    k->params[n - 4].size != 4)
+		return CUDA_SUCCESS;
+	for (i = n - 7; i < n - 4; i++) {
+		if (k->params[i].size != 4)
+			return CUDA_SUCCESS;
+		total *= le_load(values[i], 4);
+	}
+	park = le_load(values[n - 4], 4);
+	if (!park && no_helpers && strcmp(no_helpers, "1") == 0)
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	/* On a GPU, a control pointer outside device memory faults the launch. */
+	stop = le_load(values[n - 1], 8);
+	if (!(ctl = fake_dev_range(le_load(values[n - 2], 8), 8)) || !fake_dev_range(stop, 4))
+		return CUDA_ERROR_LAUNCH_FAILED;
+	if (stop_env && park)
+		stop_after = strtoull(stop_env, NULL, 10);
+	ran = ptb_blocks(ctl, stop, total, stop_after);
+	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
+	*blocks = ran;
+	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
+		return CUDA_SUCCESS;
+	if (!park && ptb_stopped(stop, false))
+		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
+	for (i = 0; i < MAX_RESIDENT && !r; i++)
+		if (!resident[i].live)
+			r = &resident[i];
+	if (!r)
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	memset(r, 0, sizeof(*r));
+	r->live = true;
+	r->id = ++resident_ids;
+	snprintf(r->name, sizeof(r->name), "%s", k->name);
+	r->stream = stream;
+	r->ctl = le_load(values[n - 2], 8);
+	r->stop = le_load(values[n - 1], 8);
+	r->total = total;
+	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
+	r->parked = ptb_stopped(stop, false);
+	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
+	*stays = true; /* its time is COLOC_FAKE_RESIDENT_US, not COLOC_FAKE_KERNEL_US */
+	return CUDA_SUCCESS;
+}
+
+static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
+{
+	const unsigned char **values = NULL;
+	struct fake_kernel *k;
+	struct fake_graph *graph;
+	CUresult rc, fn_rc, stream_rc;
+	bool stays = false;
+	uint64_t threads, blocks = 0;
+	unsigned i;
+
+	fn_rc = fake_put_fn(line, l->fn, &k);
+	coloc_buf_printf(line, " grid=%u,%u,%u block=%u,%u,%u shmem=%u", l->grid[0], l->grid[1],
+			 l->grid[2], l->block[0], l->block[1], l->block[2], l->shmem);
+	stream_rc = fake_put_stream(line, l->stream);
+	if (l->ex) {
+		coloc_buf_puts(line, " attrs=");
+		for (i = 0; l->attrs && i < l->nattrs; i++)
+			coloc_buf_printf(line, "%s%d", i ? "," : "", l->attrs[i].id);
+	}
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = fn_rc) != CUDA_SUCCESS ||
+	    (rc = stream_rc) != CUDA_SUCCESS)
+		return rc;
+	if (l->ex && l->nattrs && !l->attrs)
+		return CUDA_ERROR_INVALID_VALUE;
+	threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	if (!l->grid[0] || !l->grid[1] || !l->grid[2] || !threads || threads > 1024 ||
+	    l->block[2] > 64 || l->grid[1] > 65535 || l->grid[2] > 65535)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* As on the GPU: more than 48 KiB only after the kernel opted in for as much. */
+	if (l->shmem > LIMIT_DYNAMIC_SHMEM &&
+	    l->shmem > (unsigned)k->attrs[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES])
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!(values = calloc(k->nparams + 1, sizeof(*values))))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = param_values(l, k, values);
+	if (rc == CUDA_SUCCESS) {
+		coloc_buf_puts(line, " params=");
+		for (i = 0; i < k->nparams; i++) {
+			if (i)
+				coloc_buf_putc(line, ',');
+			put_value(line, values[i], k->params[i].size);
+		}
+		if (l->extra)
+			coloc_buf_puts(line, " packed=1");
+		if ((graph = fake_capture_put(line, l->stream))) {
+			/* Recorded, not run: the graph runs it at each cuGraphLaunch. */
+			fake_capture_kernel(graph, k, (uint64_t)l->grid[0] * l->grid[1] * l->grid[2]);
+			free(values);
+			return CUDA_SUCCESS;
+		}
+		rc = ptb_run(line, k, values, l->stream, &stays, &blocks);
+	}
+	if (rc == CUDA_SUCCESS && !stays) {
+		/* The device holds `wave` blocks at once; a persistent variant, its workers. */
+		uint64_t wave = 132 * (uint64_t)fake_blocks_per_sm((unsigned)threads);
+		uint64_t grid = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+
+		fake_kernel_ran(blocks ? blocks : grid, grid < wave ? grid : wave,
+				!strncmp(k->name, "__coloc_", 8));
+	}
+	free(values);
+	return rc;
+}
+
+static CUresult launch_kernel(const char *name, CUfunction fn, unsigned gx, unsigned gy,
+			      unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+			      CUstream stream, void **params, void **extra)
+{
+	struct launch l = {.fn = fn,
+			   .grid = {gx, gy, gz},
+			   .block = {bx, by, bz},
+			   .shmem = shmem,
+			   .stream = stream,
+			   .params = params,
+			   .extra = extra};
+	struct coloc_buf line;
+
+	fake_begin(&line, name);
+	return fake_end(&line, launch_run(&line, &l));
+}
+
+CUresult cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
+			unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+			CUstream stream, void **params, void **extra)
+{
+	return launch_kernel(__func__, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+}
+
+CUresult cuLaunchKernel_ptsz(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
+			     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+			     CUstream stream, void **params, void **extra)
+{
+	return launch_kernel(__func__, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+}
+
+CUresult cuLaunchCooperativeKernel(CUfunction fn, unsigned int gx, unsigned int gy,
+				   unsigned int gz, unsigned int bx, unsigned int by,
+				   unsigned int bz, unsigned int shmem, CUstream stream,
+				   void **params)
+{
+	return launch_kernel(__func__, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, NULL);
+}
+
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction fn, unsigned int gx, unsigned int gy,
+					unsigned int gz, unsigned int bx, unsigned int by,
+					unsigned int bz, unsigned int shmem, CUstream stream,
+					void **params)
+{
+	return launch_kernel(__func__, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, NULL);
+}
+
+static CUresult launch_kernel_ex(const char *name, const CUlaunchConfig *c, CUfunction fn,
+				 void **params, void **extra)
+{
+	struct coloc_buf line;
+	struct launch l;
+
+	fake_begin(&line, name);
+	if (!c) {
+		coloc_buf_puts(&line, " config=(null)");
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	}
+	l = (struct launch){
+		.fn = fn,
+		.grid = {c->gridDimX, c->gridDimY, c->gridDimZ},
+		.block = {c->blockDimX, c->blockDimY, c->blockDimZ},
+		.shmem = c->sharedMemBytes,
+		.stream = c->hStream,
+		.ex = true,
+		.attrs = c->attrs,
+		.nattrs = c->numAttrs,
+		.params = params,
+		.extra = extra,
+	};
+	return fake_end(&line, launch_run(&line, &l));
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn, void **params, void **extra)
+{
+	return launch_kernel_ex(__func__, config, fn, params, extra);
+}
+
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction fn, void **params,
+			       void **extra)
+{
+	return launch_kernel_ex(__func__, config, fn, params, extra);
+}
