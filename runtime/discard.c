@@ -210,7 +210,7 @@ COLOC_EXPORT int coloc_discard_ack(uint64_t freed_bytes)
 	 * charge finds the room.
 	 */
 	if (coloc_pool_enabled())
-		coloc_pool_trim(UINT64_MAX);
+		coloc_pool_trim(-1, UINT64_MAX);
 	return coloc_coord_discard_ack(dis.seg, dis.self, load(&dis.seen), freed_bytes);
 }
 

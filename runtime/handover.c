@@ -240,41 +240,48 @@ static struct {
 	struct coloc_segment *segs[MAX_SEGMENTS];
 	struct coloc_tenant *selves[MAX_SEGMENTS];
 	CUcontext ctx[MAX_SEGMENTS];
+	int dev[MAX_SEGMENTS]; /* the segment's device: its pool is the one asked */
 	int n;
 } serving = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* Swaps this process out: its GPU work waits at the gate until coloc_handover_swap_in. */
-static uint64_t swap_out(struct coloc_tenant *self)
+/*
+ * Swaps this process's pool of device `dev` out: its GPU work (on every
+ * device: the gate is the process's) waits at the gate until swap_in.  One
+ * device at a time: the thread that closes the gate is the one that opens
+ * it, so a second device is not swapped while the first is out.
+ */
+static uint64_t swap_out(struct coloc_tenant *self, int dev)
 {
 	int64_t given;
 
-	if (coloc_pool_swapped())
-		return 0; /* already out */
+	if (coloc_pool_swapped(-1))
+		return 0; /* this device or another is out already */
 	coloc_gpu_gate_close();
 	/* What was launched before the gate closed must finish before its memory goes. */
 	REAL(cuCtxSynchronize)();
-	given = coloc_pool_swap_out();
-	if (given < 0 || !coloc_pool_swapped()) {
+	given = coloc_pool_swap_out(dev);
+	if (given < 0 || !coloc_pool_swapped(dev)) {
 		coloc_gpu_gate_open();
 		return given < 0 ? 0 : (uint64_t)given;
 	}
-	__atomic_store_n(&self->mem_swapped, coloc_pool_swapped(), __ATOMIC_RELAXED);
+	__atomic_store_n(&self->mem_swapped, coloc_pool_swapped(dev), __ATOMIC_RELAXED);
 	__atomic_fetch_add(&self->swaps_out, 1, __ATOMIC_RELAXED);
-	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB out to host memory; GPU work "
-		  "waits until it is back", coloc_pool_swapped() >> 20);
+	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB of device %d out to host "
+		  "memory; GPU work waits until it is back", coloc_pool_swapped(dev) >> 20, dev);
 	return (uint64_t)given;
 }
 
-static void swap_in(struct coloc_tenant *self)
+static void swap_in(struct coloc_tenant *self, int dev)
 {
-	uint64_t n = coloc_pool_swapped();
+	uint64_t n = coloc_pool_swapped(dev);
 
-	if (!n || coloc_pool_swap_in() < 0)
+	if (!n || coloc_pool_swap_in(dev) < 0)
 		return;
 	__atomic_store_n(&self->mem_swapped, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&self->swaps_in, 1, __ATOMIC_RELAXED);
 	coloc_gpu_gate_open();
-	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB back in", n >> 20);
+	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB of device %d back in", n >> 20,
+		  dev);
 }
 
 /* Whether a live latency tenant of `s` waits for a handover now. */
@@ -290,13 +297,13 @@ static bool latency_wants(struct coloc_segment *s)
 	return false;
 }
 
-static void serve_one(struct coloc_segment *s, struct coloc_tenant *self)
+static void serve_one(struct coloc_segment *s, struct coloc_tenant *self, int dev)
 {
 	uint32_t req = __atomic_load_n(&self->mem_req, __ATOMIC_ACQUIRE);
 	uint64_t given = 0;
 
 	if (self->role == COLOC_ROLE_LATENCY) {
-		coloc_pool_keep(coloc_cfg.mem_watermark, coloc_cfg.mem_idle_ns);
+		coloc_pool_keep(dev, coloc_cfg.mem_watermark, coloc_cfg.mem_idle_ns);
 		coloc_coord_hold_expire(s, coloc_cfg.mem_idle_ns, now_ns());
 		return;
 	}
@@ -312,15 +319,15 @@ static void serve_one(struct coloc_segment *s, struct coloc_tenant *self)
 		if (!latency_wants(s))
 			given = 0;
 		else if (kind == COLOC_RECLAIM_SWAP)
-			given = coloc_pool_trim(UINT64_MAX) + swap_out(self);
+			given = coloc_pool_trim(dev, UINT64_MAX) + swap_out(self, dev);
 		else
-			given = coloc_pool_trim(bytes ? bytes : UINT64_MAX);
+			given = coloc_pool_trim(dev, bytes ? bytes : UINT64_MAX);
 		coloc_coord_reclaim_ack(s, self, req, given);
 		return;
 	}
 	coloc_coord_hold_expire(s, coloc_cfg.mem_idle_ns, now_ns());
-	if (coloc_pool_swapped())
-		swap_in(self);
+	if (coloc_pool_swapped(dev))
+		swap_in(self, dev);
 }
 
 static void *serve(void *arg)
@@ -334,7 +341,7 @@ static void *serve(void *arg)
 	for (;;) {
 		uint32_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
 
-		serve_one(s, self);
+		serve_one(s, self, serving.dev[i]);
 		coloc_coord_wait(s, epoch, SERVE_TICK_NS);
 	}
 	return NULL;
@@ -345,6 +352,7 @@ void coloc_handover_serve(struct coloc_segment *s, struct coloc_tenant *self)
 	pthread_attr_t a;
 	pthread_t th;
 	CUcontext ctx = NULL;
+	CUdevice dev = -1;
 	int i;
 
 	if (!coloc_pool_enabled())
@@ -353,13 +361,14 @@ void coloc_handover_serve(struct coloc_segment *s, struct coloc_tenant *self)
 	for (i = 0; i < serving.n && serving.segs[i] != s; i++)
 		;
 	if (i < serving.n || serving.n == MAX_SEGMENTS || REAL(cuCtxGetCurrent)(&ctx) ||
-	    !ctx) {
+	    !ctx || REAL(cuCtxGetDevice)(&dev) || dev < 0) {
 		pthread_mutex_unlock(&serving.lock);
 		return;
 	}
 	serving.segs[i] = s;
 	serving.selves[i] = self;
 	serving.ctx[i] = ctx;
+	serving.dev[i] = dev;
 	serving.n++;
 	__atomic_store_n(&self->mem_pool, 1, __ATOMIC_RELEASE);
 	pthread_attr_init(&a);

@@ -389,8 +389,16 @@ CUresult hook_cuMemGetInfo_v2(cuMemGetInfo_v2_fn real, size_t *free_bytes, size_
 	    !self)
 		return rc;
 	coloc_coord_mem_view(s, self, &room, &budget);
-	if (!budget)
-		return rc; /* nobody allocated through colocc yet: the driver's view */
+	if (!budget) {
+		uint64_t reserve;
+
+		/* Nobody allocated on this GPU yet: the budget starts here, as a charge would set it. */
+		budget_of(s, &budget, &reserve);
+		coloc_coord_mem_charge(s, self, 0, budget, reserve);
+		coloc_coord_mem_view(s, self, &room, &budget);
+		if (!budget)
+			return rc;
+	}
 	/* What the tenant's pools hold unused is its to allocate again. */
 	room += __atomic_load_n(&self->mem_cached, __ATOMIC_RELAXED);
 	if (budget < *total)

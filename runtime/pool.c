@@ -634,10 +634,10 @@ static void keep_locked(struct pool *p, uint64_t watermark, uint64_t idle_ns)
 }
 
 /*
- * Runs `fn` on every pool with its context current and its lock held; the
- * calling thread's context is put back after.
+ * Runs `fn` on the pool of device `dev` (-1: every pool) with its context
+ * current and its lock held; the calling thread's context is put back after.
  */
-static void each_pool(void (*fn)(struct pool *, void *), void *arg)
+static void each_pool(int dev, void (*fn)(struct pool *, void *), void *arg)
 {
 	CUcontext saved = NULL;
 
@@ -645,7 +645,7 @@ static void each_pool(void (*fn)(struct pool *, void *), void *arg)
 	for (int d = 0; d < MAX_DEVICES; d++) {
 		struct pool *p = __atomic_load_n(&pools.pools[d], __ATOMIC_ACQUIRE);
 
-		if (!p)
+		if (!p || (dev >= 0 && d != dev))
 			continue;
 		REAL(cuCtxSetCurrent)(p->ctx);
 		pthread_mutex_lock(&p->lock);
@@ -681,14 +681,14 @@ static void trim_one(struct pool *p, void *arg)
 		t->got += trim_locked(p, t->want - t->got);
 }
 
-uint64_t coloc_pool_trim(uint64_t want)
+uint64_t coloc_pool_trim(int dev, uint64_t want)
 {
 	struct trim_arg t = { want, 0 };
 	uint64_t t0 = now_ns();
 
 	if (!cached_hint())
 		return 0;
-	each_pool(trim_one, &t);
+	each_pool(dev, trim_one, &t);
 	if (t.got)
 		coloc_log(COLOC_LOG_INFO, "pool: %" PRIu64 " MiB of cached pages given back in %.3f ms",
 			  t.got >> 20, (double)(now_ns() - t0) / 1e6);
@@ -708,14 +708,14 @@ static void keep_one(struct pool *p, void *arg)
 	keep_locked(p, k->watermark, k->idle_ns);
 }
 
-void coloc_pool_keep(uint64_t watermark, uint64_t idle_ns)
+void coloc_pool_keep(int dev, uint64_t watermark, uint64_t idle_ns)
 {
 	struct keep_arg k = { watermark, idle_ns };
 
 	if (cached_hint() <= watermark)
 		return; /* nothing to give back: no driver call at every tick */
 
-	each_pool(keep_one, &k);
+	each_pool(dev, keep_one, &k);
 }
 
 /* ---- swapping */
@@ -782,11 +782,11 @@ static void swap_out_one(struct pool *p, void *arg)
 	a->bytes += (int64_t)dropped;
 }
 
-int64_t coloc_pool_swap_out(void)
+int64_t coloc_pool_swap_out(int dev)
 {
 	struct swap_arg a = { 0 };
 
-	each_pool(swap_out_one, &a);
+	each_pool(dev, swap_out_one, &a);
 	return a.bytes;
 }
 
@@ -834,22 +834,22 @@ static void swap_in_one(struct pool *p, void *arg)
 	p->swapped = 0;
 }
 
-int coloc_pool_swap_in(void)
+int coloc_pool_swap_in(int dev)
 {
 	struct swap_arg a = { 0 };
 
-	each_pool(swap_in_one, &a);
+	each_pool(dev, swap_in_one, &a);
 	return a.bytes < 0 ? -1 : 0;
 }
 
-uint64_t coloc_pool_swapped(void)
+uint64_t coloc_pool_swapped(int dev)
 {
 	uint64_t n = 0;
 
 	for (int d = 0; d < MAX_DEVICES; d++) {
 		struct pool *p = __atomic_load_n(&pools.pools[d], __ATOMIC_ACQUIRE);
 
-		if (p)
+		if (p && (dev < 0 || d == dev))
 			n += __atomic_load_n(&p->swapped, __ATOMIC_RELAXED);
 	}
 	return n;

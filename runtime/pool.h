@@ -30,33 +30,35 @@ bool coloc_pool_range(CUdeviceptr ptr, CUdeviceptr *base, size_t *size);
 
 /*
  * Gives physical pages that hold no allocation back to the driver, the
- * longest unused first, until `want` bytes went (UINT64_MAX: all of them).
- * Returns the bytes released, which are refunded to the tenant.
+ * longest unused first, until `want` bytes went (UINT64_MAX: all of them),
+ * from the pool of device `dev` (-1: every device's).  Returns the bytes
+ * released, which are refunded to the tenant on their device's GPU.
  */
-uint64_t coloc_pool_trim(uint64_t want);
+uint64_t coloc_pool_trim(int dev, uint64_t want);
 
 /*
- * Swapping: every page of this process's pools is copied to pinned host
- * memory and given back; the addresses stay reserved.  The caller holds
+ * Swapping, per device (`dev`; -1: every device): every page of the pool
+ * is copied to pinned host memory and given back; the addresses stay
+ * reserved.  The caller holds
  * the GPU gate (memory.c) so that nothing of this process touches the
  * memory meanwhile, and has waited for its work to finish.  Returns the
  * bytes given back, or a negative value when nothing was (then nothing
  * changed).
  */
-int64_t coloc_pool_swap_out(void);
+int64_t coloc_pool_swap_out(int dev);
 /* Maps the pages back at the same addresses with their contents; 0, or -1 when it could not (yet). */
-int coloc_pool_swap_in(void);
+int coloc_pool_swap_in(int dev);
 /* Bytes swapped out now. */
-uint64_t coloc_pool_swapped(void);
+uint64_t coloc_pool_swapped(int dev);
 
 #endif
 
 /*
- * A latency tenant's pools keep what it freed as its reserve: beyond 2 x
- * `watermark` the oldest pages go back at once, and beyond `watermark`
- * those unused for `idle_ns`.
+ * A latency tenant's pools (of device `dev`; -1: all) keep what it freed as
+ * its reserve: beyond 2 x `watermark` the oldest pages go back at once, and
+ * beyond `watermark` those unused for `idle_ns`.
  */
-void coloc_pool_keep(uint64_t watermark, uint64_t idle_ns);
+void coloc_pool_keep(int dev, uint64_t watermark, uint64_t idle_ns);
 
 /* ---- memory.c: the tenant's share of the GPU's budget */
 

@@ -15,6 +15,7 @@
  *   discard:I,J  waits (10 s at most) for a discard request, frees those
  *                allocations and acknowledges with their size
  *   sleep:MS
+ *   dev:N        makes device N's primary context current
  *   pid          prints the process id
  *
  * One line per step: "app: STEP: RC" (and what the step reports).
@@ -153,7 +154,15 @@ static int step(char *a)
 	a[strcspn(a, "\n")] = '\0';
 	if (!*a)
 		return 0;
-	if (!strncmp(a, "alloc:", 6)) {
+	if (!strncmp(a, "dev:", 4)) {
+		CUcontext ctx;
+
+		rc = cuDevicePrimaryCtxRetain(&ctx, (CUdevice)n);
+		if (rc == CUDA_SUCCESS)
+			rc = cuCtxSetCurrent(ctx);
+		printf("app: %s: %d\n", a, rc);
+		return 0;
+	} else if (!strncmp(a, "alloc:", 6)) {
 		rc = cuMemAlloc_v2(&p, n);
 	} else if (!strncmp(a, "async:", 6)) {
 		rc = cuMemAllocAsync(&p, n, NULL);

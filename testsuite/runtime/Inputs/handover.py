@@ -21,6 +21,9 @@ W (COLOC_MEM_WATERMARK) 4 MiB.  Scenarios:
            whole
   kill     the best-effort tenant is stopped and cannot answer; killed
            300 ms later, it is reaped and the latency tenant goes on
+  devices  two GPUs in one process: the best-effort tenant keeps 48 MiB cached
+           on each; a latency tenant on device 1 takes its 32 MiB from the
+           device-1 pool only (each GPU has its own budget and segment)
   fail     nothing to take: the latency tenant's allocation fails at once
            (no tenant to ask), without waiting COLOC_MEM_WAIT_MS
 
@@ -155,6 +158,19 @@ elif scenario == "kill":
     print("harness latency allocation after the kill, within 1 s:",
           "yes" if 300 <= ms < 1300 else f"no ({ms:.0f} ms)")
     ctl()
+    lat.close()
+elif scenario == "devices":
+    two = {"COLOC_FAKE_DEVICES": "2"}
+    be = Tenant("be", "best-effort", two)
+    for step in (f"alloc:{48 * MIB}", "free:0", "dev:1", f"alloc:{48 * MIB}", "free:1"):
+        be.do(step)
+    lat = Tenant("lat", "latency", two)
+    lat.do("dev:1")
+    ms = lat.do(f"alloc:{32 * MIB}")
+    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
+    lat.do("info")
+    ctl()
+    be.close()
     lat.close()
 elif scenario == "fail":
     lat = Tenant("lat", "latency", {"COLOC_MEM_WAIT_MS": "200"})
