@@ -9,6 +9,7 @@
  *                      through it, as the CUDA runtime does
  *   --via=getproc-v1   the same through the CUDA 11.3 cuGetProcAddress
  *   --ptds             per-thread default stream flavours (getproc only)
+ *   --device=N         device N's primary context made current first
  *
  *   --load=data|dataex|fatbin|file|library|libfile|link|nvjitlink
  *   --nvjitlink-names=plain|versioned   (nvjitlink: dlsym nvJitLinkCreate, as Numba's
@@ -37,6 +38,9 @@
 /* field, exported symbol, API name for cuGetProcAddress, CUDA version, has a _ptsz flavour */
 #define APP_API(X)                                                                     \
 	X(init, cuInit, "cuInit", 2000, 0, (unsigned))                                 \
+	X(primary_retain, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, 0, \
+	  (CUcontext *, CUdevice))                                                       \
+	X(ctx_set_current, cuCtxSetCurrent, "cuCtxSetCurrent", 4000, 0, (CUcontext))   \
 	X(module_load, cuModuleLoad, "cuModuleLoad", 2000, 0, (CUmodule *, const char *)) \
 	X(module_load_data, cuModuleLoadData, "cuModuleLoadData", 2000, 0,             \
 	  (CUmodule *, const void *))                                                    \
@@ -365,6 +369,7 @@ int main(int argc, char **argv)
 	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL, *nvjitlink_lto = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
+	int device = -1;
 	const char *probes[32];
 	CUmodule mod = NULL;
 	CUfunction fn = NULL, kernel_handle = NULL;
@@ -384,6 +389,8 @@ int main(int argc, char **argv)
 			nvjitlink_object = a + 19;
 		else if (!strncmp(a, "--nvjitlink-lto=", 16))
 			nvjitlink_lto = a + 16;
+		else if (!strncmp(a, "--device=", 9))
+			device = atoi(a + 9);
 		else if (!strcmp(a, "--ptds"))
 			ptds = 1;
 		else if (!strncmp(a, "--load=", 7))
@@ -422,6 +429,13 @@ int main(int argc, char **argv)
 	bind(via, ptds);
 	if ((rc = cu.init(0)) != CUDA_SUCCESS)
 		die("cuInit", rc);
+	if (device >= 0) {
+		CUcontext ctx;
+
+		if ((rc = cu.primary_retain(&ctx, device)) != CUDA_SUCCESS ||
+		    (rc = cu.ctx_set_current(ctx)) != CUDA_SUCCESS)
+			die("device context", rc);
+	}
 	for (int i = 0; i < nprobes; i++)
 		probe(probes[i]);
 	if (!image)

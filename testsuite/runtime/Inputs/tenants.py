@@ -7,6 +7,9 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
   free  the same best-effort launch with no latency tenant: no wait (< 150 ms)
   kill  the latency tenant would stay busy 20 s but is killed after 300 ms;
         the best-effort tenant must go on soon after (< 2 s)
+  other-gpu  as gate, on two GPUs (COLOC_FAKE_DEVICES=2): the latency tenant
+        is busy on device 0, the best-effort tenant launches on device 1: no
+        wait (< 150 ms)
   fill  as gate, but the latency tenant (COLOC_POLICY=fill) runs an NCCL
         kernel: it does not count as busy, no wait (< 150 ms)
   hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=600000
@@ -47,6 +50,8 @@ import time
 sys.stdout.reconfigure(line_buffering=True)  # in order with the child's lines
 mode, run_dir, app, ptx, colocctl = sys.argv[1:6]
 env = dict(os.environ, COLOC_RUN_DIR=run_dir, COLOC_CACHE_DIR=os.path.join(run_dir, "cache"))
+if mode == "other-gpu":
+    env["COLOC_FAKE_DEVICES"] = "2"
 
 
 def status(tag):
@@ -56,7 +61,8 @@ def status(tag):
 
 
 def best_effort():
-    out = subprocess.run([app, "--timed", ptx], env=dict(env, COLOC_ROLE="best-effort"),
+    extra = ["--device=1"] if mode == "other-gpu" else []
+    out = subprocess.run([app, "--timed"] + extra + [ptx], env=dict(env, COLOC_ROLE="best-effort"),
                          capture_output=True, text=True, timeout=60).stdout
     print(out, end="")
     return int(re.search(r"took (\d+) ms", out).group(1))
@@ -101,9 +107,9 @@ if mode.startswith("preempt"):
     sys.exit(0 if took < 3 and be.returncode == 0 else 1)
 
 latency = None
-if mode in ("gate", "kill", "fill", "hold", "kernel"):
+if mode in ("gate", "other-gpu", "kill", "fill", "hold", "kernel"):
     busy_us = {"kill": 20000000, "hold": 0, "kernel": 400000}.get(mode, 600000)
-    args = {"gate": [app, ptx], "kill": [app, "--sleep-ms=30000", ptx],
+    args = {"gate": [app, ptx], "other-gpu": [app, ptx], "kill": [app, "--sleep-ms=30000", ptx],
             "fill": [app, "--kernel=ncclDevKernel_AllReduce_Sum_f32", ptx],
             "hold": [app, "--sleep-ms=1500", ptx], "kernel": [app, "--sleep-ms=1500", ptx]}[mode]
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us))
