@@ -323,6 +323,19 @@ void coloc_coord_reclaim_ack(struct coloc_segment *s, struct coloc_tenant *t, ui
 	coloc_coord_signal(s); /* the latency tenant waits for the answer */
 }
 
+/* Whether a live latency tenant of `s` is in the middle of a handover; under the lock. */
+static bool wanting_locked(const struct coloc_segment *s)
+{
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		const struct coloc_tenant *t = &s->tenants[i];
+
+		if (t->pid && t->role == COLOC_ROLE_LATENCY &&
+		    __atomic_load_n(&t->mem_wanting, __ATOMIC_SEQ_CST) && coloc_tenant_alive(t))
+			return true;
+	}
+	return false;
+}
+
 void coloc_coord_handover_record(struct coloc_segment *s, enum coloc_handover_path path,
 				 uint64_t bytes, uint64_t ns, uint64_t hold, uint64_t now_ns)
 {
@@ -333,8 +346,12 @@ void coloc_coord_handover_record(struct coloc_segment *s, enum coloc_handover_pa
 	h->us[h->count % COLOC_HANDOVER_SAMPLES] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 	h->count++;
 	h->bytes += bytes;
-	s->mem_hold = path == COLOC_PATH_FAILED ? 0 : hold < s->mem_budget ? hold : s->mem_budget;
-	s->mem_hold_ns = now_ns;
+	/* Another handover still waiting keeps the room it holds. */
+	if (!wanting_locked(s)) {
+		s->mem_hold = path == COLOC_PATH_FAILED ? 0 : hold < s->mem_budget ? hold :
+										    s->mem_budget;
+		s->mem_hold_ns = now_ns;
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -352,7 +369,8 @@ bool coloc_coord_hold_expire(struct coloc_segment *s, uint64_t idle_ns, uint64_t
 	bool expired = false;
 
 	seg_lock(s);
-	if (s->mem_hold && now_ns - s->mem_hold_ns >= idle_ns) {
+	/* Not while a handover waits: it may take longer than T_idle (COLOC_MEM_WAIT_MS). */
+	if (s->mem_hold && now_ns - s->mem_hold_ns >= idle_ns && !wanting_locked(s)) {
 		s->mem_hold = 0;
 		expired = true;
 	}

@@ -31,6 +31,7 @@ static struct {
 	/* Set once, self last; read without the lock once self is seen. */
 	struct coloc_segment *seg;
 	struct coloc_tenant *self;
+	int dev;            /* seg's device: its pool is the one trimmed at an acknowledgement */
 	void (*fn)(void *arg, uint64_t bytes);
 	void *arg;
 	bool watching;
@@ -114,6 +115,7 @@ static int discard_bind(void)
 {
 	struct coloc_segment *seg;
 	struct coloc_tenant *self;
+	CUdevice dev = -1;
 
 	if (coloc_cfg.disabled || coloc_cfg.role != COLOC_ROLE_BEST_EFFORT)
 		return -EPERM;
@@ -122,9 +124,12 @@ static int discard_bind(void)
 	seg = coloc_sched_segment(&self);
 	if (!seg || !self)
 		return -ENODEV;
+	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
+		dev = -1; /* then every device's pool */
 	pthread_mutex_lock(&dis.lock);
 	if (!dis.self) {
 		dis.seg = seg;
+		dis.dev = dev;
 		dis.seen = dis.delivered = self->discard_ack;
 		__atomic_store_n(&dis.self, self, __ATOMIC_RELEASE);
 		watch_locked();
@@ -210,7 +215,7 @@ COLOC_EXPORT int coloc_discard_ack(uint64_t freed_bytes)
 	 * charge finds the room.
 	 */
 	if (coloc_pool_enabled())
-		coloc_pool_trim(-1, UINT64_MAX);
+		coloc_pool_trim(dis.dev, UINT64_MAX);
 	return coloc_coord_discard_ack(dis.seg, dis.self, load(&dis.seen), freed_bytes);
 }
 

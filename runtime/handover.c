@@ -250,18 +250,32 @@ static struct {
  * device at a time: the thread that closes the gate is the one that opens
  * it, so a second device is not swapped while the first is out.
  */
-static uint64_t swap_out(struct coloc_tenant *self, int dev)
+static bool latency_wants(struct coloc_segment *s);
+
+/* The device whose pool is swapped out or being swapped, -1: none (one at a time). */
+static int swap_owner = -1;
+
+static uint64_t swap_out(struct coloc_segment *s, struct coloc_tenant *self, int dev)
 {
 	int64_t given;
+	int none = -1;
 
-	if (coloc_pool_swapped(-1))
-		return 0; /* this device or another is out already */
+	if (!__atomic_compare_exchange_n(&swap_owner, &none, dev, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return 0; /* this device or another is out, or going out, already */
 	coloc_gpu_gate_close();
+	/* The gate may have taken a while: the request may be stale now. */
+	if (!latency_wants(s)) {
+		coloc_gpu_gate_open();
+		__atomic_store_n(&swap_owner, -1, __ATOMIC_RELEASE);
+		return 0;
+	}
 	/* What was launched before the gate closed must finish before its memory goes. */
 	REAL(cuCtxSynchronize)();
 	given = coloc_pool_swap_out(dev);
 	if (given < 0 || !coloc_pool_swapped(dev)) {
 		coloc_gpu_gate_open();
+		__atomic_store_n(&swap_owner, -1, __ATOMIC_RELEASE);
 		return given < 0 ? 0 : (uint64_t)given;
 	}
 	__atomic_store_n(&self->mem_swapped, coloc_pool_swapped(dev), __ATOMIC_RELAXED);
@@ -280,6 +294,7 @@ static void swap_in(struct coloc_tenant *self, int dev)
 	__atomic_store_n(&self->mem_swapped, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&self->swaps_in, 1, __ATOMIC_RELAXED);
 	coloc_gpu_gate_open();
+	__atomic_store_n(&swap_owner, -1, __ATOMIC_RELEASE);
 	coloc_log(COLOC_LOG_INFO, "handover: swapped %" PRIu64 " MiB of device %d back in", n >> 20,
 		  dev);
 }
@@ -319,7 +334,7 @@ static void serve_one(struct coloc_segment *s, struct coloc_tenant *self, int de
 		if (!latency_wants(s))
 			given = 0;
 		else if (kind == COLOC_RECLAIM_SWAP)
-			given = coloc_pool_trim(dev, UINT64_MAX) + swap_out(self, dev);
+			given = coloc_pool_trim(dev, UINT64_MAX) + swap_out(s, self, dev);
 		else
 			given = coloc_pool_trim(dev, bytes ? bytes : UINT64_MAX);
 		coloc_coord_reclaim_ack(s, self, req, given);
@@ -386,6 +401,7 @@ static void after_fork_child(void)
 {
 	pthread_mutex_init(&serving.lock, NULL);
 	serving.n = 0;
+	swap_owner = -1; /* the child has no pools */
 }
 
 __attribute__((constructor)) static void handover_init(void)
