@@ -12,6 +12,7 @@
  *   range:I:OFF  cuMemGetAddressRange of allocation I + OFF: base as I+OFF, size
  *   ipc:I        cuIpcGetMemHandle of allocation I
  *   unit         coloc_unit_begin(1): the discard protocol
+ *   optimizer    coloc_unit_phase(COLOC_PHASE_OPTIMIZER); compute: back to COMPUTE
  *   discard:I,J  waits (10 s at most) for a discard request, frees those
  *                allocations and acknowledges with their size
  *   sleep:MS
@@ -220,6 +221,11 @@ static int step(char *a)
 		if ((i = index_of(a, arg)) < 0)
 			return -1;
 		printf("app: %s: %d\n", a, cuIpcGetMemHandle(&ipc, made[i].v));
+		return 0;
+	} else if (!strcmp(a, "optimizer") || !strcmp(a, "compute")) {
+		printf("app: %s: %d\n", a, coloc_unit_phase(strcmp(a, "compute") ?
+							     COLOC_PHASE_OPTIMIZER :
+							     COLOC_PHASE_COMPUTE));
 		return 0;
 	} else if (!strcmp(a, "unit")) {
 		printf("app: unit: %d\n", coloc_unit_begin(1));

@@ -24,6 +24,10 @@ W (COLOC_MEM_WATERMARK) 4 MiB.  Scenarios:
   devices  two GPUs in one process: the best-effort tenant keeps 48 MiB cached
            on each; a latency tenant on device 1 takes its 32 MiB from the
            device-1 pool only (each GPU has its own budget and segment)
+  hold     the latency tenant's handover waits longer than T_idle (300 ms
+           here): the best-effort tenant is in its optimizer phase, so the
+           discard request waits; the room the handover holds must stay held
+           until it ends, then the discard frees it
   fail     nothing to take: the latency tenant's allocation fails at once
            (no tenant to ask), without waiting COLOC_MEM_WAIT_MS
 
@@ -170,6 +174,26 @@ elif scenario == "devices":
     print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
     lat.do("info")
     ctl()
+    be.close()
+    lat.close()
+elif scenario == "hold":
+    short = {"COLOC_MEM_IDLE_MS": "300"}
+    be = Tenant("be", "best-effort", short)
+    for step in ("unit", f"alloc:{48 * MIB}", "optimizer"):
+        be.do(step)
+    lat = Tenant("lat", "latency", short)
+    t0 = time.monotonic()
+    lat.send(f"alloc:{32 * MIB}")
+    time.sleep(1.0)  # past T_idle, within the discard step's share of the wait
+    ctl("waiting")
+    be.do("compute")  # the request is deliverable now
+    be.send("discard:0")
+    be.line()
+    lat.line()
+    ms = (time.monotonic() - t0) * 1e3
+    print("harness latency allocation after the optimizer phase, within 3 s:",
+          "yes" if 1000 <= ms < 3000 else f"no ({ms:.0f} ms)")
+    ctl("after")
     be.close()
     lat.close()
 elif scenario == "fail":
