@@ -44,7 +44,8 @@ static struct coloc_addrmap handles = COLOC_ADDRMAP_INIT;
 
 static uint64_t size_of(struct coloc_size s, uint64_t total)
 {
-	return s.bytes ? s.bytes : total / 1000 * s.permille;
+	/* Exact for 1000 per mille: all of the device, not all but the last few bytes. */
+	return s.bytes ? s.bytes : total / 1000 * s.permille + total % 1000 * s.permille / 1000;
 }
 
 /* The budget and reserve as configured, for the device of the current context. */

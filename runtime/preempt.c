@@ -414,7 +414,7 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 
 static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
-	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word;
+	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
 	bool any = false, left, read = true;
 
 	pthread_mutex_lock(&s->lock);
@@ -474,11 +474,13 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 			  "CUDA_DEVICE_MAX_CONNECTIONS=1): its kernels no longer run persistent; a "
 			  "stopped one goes on with one worker");
 	}
-	if (any && s->host && now_ns() > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
-		log_slow_stop(s, edge_ns, woke, locked, word, now_ns(), read);
+	/* The end of the stop, before logging it: the log's time is not the stop's. */
+	end = now_ns();
+	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
+		log_slow_stop(s, edge_ns, woke, locked, word, end, read);
 	pthread_mutex_unlock(&s->lock);
 	if (any && s->self) {
-		uint64_t now = now_ns(), us = now > edge_ns ? (now - edge_ns) / 1000u : 0;
+		uint64_t us = end > edge_ns ? (end - edge_ns) / 1000u : 0;
 		uint64_t i;
 
 		__atomic_fetch_add(&s->self->counters[TC_PREEMPTIONS], 1, __ATOMIC_RELAXED);
