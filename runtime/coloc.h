@@ -140,6 +140,12 @@ struct coloc_config {
 		unsigned permille; /* used when bytes is 0 */
 	} mem_budget, mem_reserve;
 	uint64_t turnaround_ns; /* COLOC_TURNAROUND_US: the bound the profiler picks forms under */
+	/*
+	 * COLOC_SHARE: the share of its persistent kernels' workers a
+	 * best-effort tenant keeps while a latency tenant is busy, in 1/1024
+	 * (0, the default: none, every persistent kernel is stopped).
+	 */
+	unsigned share_units;
 	/* Memory pools and handover (pool.c, memory.c, docs/memory-design.md). */
 	bool mem_pool;          /* COLOC_MEM_POOL (default 1): cuMemAlloc served from pools */
 	uint64_t pool_page;     /* COLOC_POOL_PAGE: bytes of one page (default 256 MiB) */

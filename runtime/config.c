@@ -10,6 +10,9 @@
  *   COLOC_PROFILE=0|1        time launches, and under COLOC_FORM=auto pick forms (default 1)
  *   COLOC_TURNAROUND_US=T    the turnaround the profiler picks under (default 31.6)
  *   COLOC_POLICY=isolate|fill|none    how tenants share the GPU (default isolate)
+ *   COLOC_SHARE=F            while a latency tenant is busy, best-effort persistent kernels
+ *                            keep this share (0 to 1, exclusive) of their workers instead of
+ *                            stopping, and new ones start (default 0: they stop, they wait)
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
@@ -333,6 +336,28 @@ static int read_turnaround(const char *s)
 	return 0;
 }
 
+/* COLOC_SHARE: a fraction above 0 and below 1, kept in 1/1024 (at least 1). */
+static int read_share(const char *s)
+{
+	char *end;
+	double f;
+
+	errno = 0;
+	f = strtod(s, &end);
+	if (errno || *end || end == s || !(f >= 0.0 && f < 1.0)) {
+		coloc_log(COLOC_LOG_ERROR, "COLOC_SHARE='%s' is not a share from 0 to 1 (exclusive), "
+			  "e.g. 0.5; colocc is off", s);
+		coloc_cfg.disabled = true;
+		return -1;
+	}
+	coloc_cfg.share_units = f > 0.0 ? (unsigned)(f * 1024.0 + 0.5) : 0;
+	if (f > 0.0 && coloc_cfg.share_units == 0)
+		coloc_cfg.share_units = 1;
+	if (coloc_cfg.share_units > 1023)
+		coloc_cfg.share_units = 1023;
+	return 0;
+}
+
 /* A whole number from `lo` to `hi` in *out; -1 (colocc off) when `s` is not one. */
 static int read_count(const char *name, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -490,6 +515,9 @@ __attribute__((constructor)) static void coloc_init(void)
 	}
 	s = getenv("COLOC_TURNAROUND_US");
 	if (s && *s && read_turnaround(s) < 0)
+		return;
+	s = getenv("COLOC_SHARE");
+	if (s && *s && read_share(s) < 0)
 		return;
 	coloc_cfg.mem_budget.permille = 1000;
 	s = getenv("COLOC_MEM_BUDGET");

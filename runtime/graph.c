@@ -296,7 +296,7 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 		return rc;
 	}
 	coloc_gpu_gate_enter();
-	coloc_sched_issue_begin();
+	coloc_sched_issue_begin(false);
 	rc = real(exec, stream);
 	if (rc == CUDA_SUCCESS) {
 		coloc_sched_issue_end(stream, flavor);

@@ -62,7 +62,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 	CUresult rc;
 
 	if (be) {
-		coloc_sched_issue_begin();
+		coloc_sched_issue_begin(false);
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
@@ -264,7 +264,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	if (workers > blocks_of(l->grid))
 		workers = (unsigned)blocks_of(l->grid);
 	*units = workers;
-	coloc_sched_issue_begin();
+	coloc_sched_issue_begin(true);
 	coloc_profile_start(probe, l->stream, l->flavor);
 	/*
 	 * Kernels that broadcast through global memory keep two words per
@@ -328,7 +328,7 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 	*units = n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 	for (uint64_t i = 0; i < n && rc == CUDA_SUCCESS; i++) {
 		params_add(&p, k, VARIANT_SLICE, l->grid, plan[i].offset, 0);
-		coloc_sched_issue_begin(); /* between slices: the latency tenant goes first */
+		coloc_sched_issue_begin(false); /* between slices: the latency tenant goes first */
 		if (i == 0)
 			coloc_profile_start(probe, l->stream, l->flavor);
 		rc = launch_variant(l, fn, plan[i].grid, p.ptr);

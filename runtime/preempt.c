@@ -34,6 +34,10 @@
  * (so a helper never runs before the work the kernel follows).  A helper
  * of a kernel with nothing left exits at once.
  *
+ * With COLOC_SHARE, the busy edge narrows instead (narrow_all): the word
+ * keeps that share of every kernel's workers going, and the idle edge gives
+ * back the ones that left as helpers.
+ *
  * The lock of a context is held from before a launch's control block is
  * taken until its record is in the table, and by the watcher while it
  * resumes: a launch that starts after a stop is therefore in the table when
@@ -82,7 +86,8 @@ struct ctx_state {
 	CUstream stop_stream, helper_stream;
 	CUevent helpers_done;   /* recorded after the last helpers */
 	bool helpers_pending;
-	bool stopped;           /* the stop word is 1 */
+	bool stopped;           /* the stop word is set: 1, or a narrowing */
+	bool narrowed;          /* ... to COLOC_SHARE of the workers (above 1) */
 	struct record rec[RECORDS];
 	unsigned rec_next;
 	uint64_t seq;
@@ -497,11 +502,54 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	}
 }
 
+/*
+ * COLOC_SHARE: instead of stopping them, narrows the context's persistent
+ * kernels to their share of workers (the word 1 + share, docs/passes.md).
+ * The others finish their block and leave, giving their SMs to the latency
+ * tenant (beside it under MPS); the kernels go on, and so do new launches
+ * (sched.c lets them through), narrowed from their start.  Nothing waits
+ * for the leaving workers: there is no turnaround to measure.
+ */
+static void narrow_all(struct ctx_state *s)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS) {
+		s->seg = NULL;
+		pthread_mutex_unlock(&s->lock);
+		coloc_log(COLOC_LOG_DEBUG, "preemption: context gone; its watcher stops");
+		return;
+	}
+	if (s->shared_queue) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	if (stop_set(s, 1 + coloc_cfg.share_units) != CUDA_SUCCESS) {
+		pthread_mutex_unlock(&s->lock);
+		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
+		return;
+	}
+	s->stopped = s->narrowed = true;
+	for (unsigned n = 0; n < RECORDS; n++)
+		any |= !record_complete(&s->rec[n]);
+	pthread_mutex_unlock(&s->lock);
+	if (any && s->self)
+		__atomic_fetch_add(&s->self->counters[TC_NARROWINGS], 1, __ATOMIC_RELAXED);
+}
+
+/* The workers of `workers` a narrowing keeps: those w with w * 1024 < share * workers. */
+static unsigned narrow_kept(unsigned workers)
+{
+	return (unsigned)(((uint64_t)coloc_cfg.share_units * workers + 1023) / 1024);
+}
+
 static void resume_all(struct ctx_state *s)
 {
 	struct record *live[RECORDS];
 	unsigned helpers = 0, n = 0;
 	uint64_t t0 = now_ns(), locked;
+	bool narrowed;
 
 	pthread_mutex_lock(&s->lock);
 	locked = now_ns();
@@ -512,7 +560,9 @@ static void resume_all(struct ctx_state *s)
 			  "stopped kernels stay paused");
 		return;
 	}
-	s->stopped = false;
+	/* After a narrowing, helpers give back the workers that left; after a stop, all of them. */
+	narrowed = s->narrowed;
+	s->stopped = s->narrowed = false;
 	/*
 	 * Helpers only for kernels that have started (the event before them
 	 * on their stream is complete): one that has not will see the cleared
@@ -537,9 +587,12 @@ static void resume_all(struct ctx_state *s)
 		struct record *r = live[i];
 		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, r->packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
 				  &r->packed_size, CU_LAUNCH_PARAM_END };
+		unsigned workers = narrowed ? r->workers - narrow_kept(r->workers) : r->workers;
 
+		if (!workers)
+			continue;
 		if (REAL(cuStreamWaitEvent)(s->helper_stream, r->pre, 0) != CUDA_SUCCESS ||
-		    REAL(cuLaunchKernel)(r->fn, r->workers, 1, 1, r->block.x, r->block.y, r->block.z,
+		    REAL(cuLaunchKernel)(r->fn, workers, 1, 1, r->block.x, r->block.y, r->block.z,
 					 r->shmem, s->helper_stream, NULL, extra) != CUDA_SUCCESS) {
 			coloc_log(COLOC_LOG_ERROR, "preemption: a helper could not be launched; "
 				  "a stopped kernel stays parked");
@@ -579,7 +632,9 @@ static void *watcher(void *arg)
 		for (struct ctx_state *s = list; s; s = s->next) {
 			if (s->seg != seg)
 				continue;
-			if (busy && !s->stopped)
+			if (busy && !s->stopped && coloc_cfg.share_units)
+				narrow_all(s);
+			else if (busy && !s->stopped)
 				stop_all(s, since);
 			else if (!busy && s->stopped)
 				resume_all(s);

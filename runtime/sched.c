@@ -417,13 +417,16 @@ struct coloc_segment *coloc_sched_segment(struct coloc_tenant **self)
 	return d ? d->seg : NULL;
 }
 
-/* Returns once no latency tenant of this GPU has work in flight. */
-static void sched_gate(void)
+/*
+ * Returns once no latency tenant of this GPU has work in flight; at once
+ * for a persistent kernel under COLOC_SHARE, which the stop word narrows.
+ */
+static void sched_gate(bool persistent)
 {
 	struct dev_state *d = current_dev();
 	uint64_t start, checked;
 
-	if (!d || !d->seg || !latency_busy(d->seg))
+	if (!d || !d->seg || (persistent && coloc_cfg.share_units) || !latency_busy(d->seg))
 		return;
 	start = checked = now_ns();
 	while (latency_busy(d->seg)) {
@@ -454,7 +457,7 @@ static struct {
 	unsigned depth;
 } ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .depth = 2 };
 
-void coloc_sched_issue_begin(void)
+void coloc_sched_issue_begin(bool persistent)
 {
 	unsigned slot;
 
@@ -472,7 +475,7 @@ void coloc_sched_issue_begin(void)
 		}
 		pthread_mutex_unlock(&ring.lock);
 	}
-	sched_gate();
+	sched_gate(persistent);
 }
 
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)

@@ -31,9 +31,10 @@ void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_strea
  * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
  * ones are unfinished, then while a latency tenant of the GPU is busy; end
  * marks the new one with an event.  So at most that many best-effort items
- * stand between the latency tenant and the GPU.
+ * stand between the latency tenant and the GPU.  A `persistent` kernel does
+ * not wait under COLOC_SHARE: it starts narrowed (preempt.c).
  */
-void coloc_sched_issue_begin(void);
+void coloc_sched_issue_begin(bool persistent);
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
 /* Adds to one of this tenant's published counters on the current device. */
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);

@@ -646,7 +646,9 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
  * cleared and a helper (the same kernel, no parker) carrying on from the
  * counter on another stream; the word cleared and no helper (worker 0 goes
  * on alone); the host copy cleared with the word still set, and a helper
- * (neither may take it for a stop).  `stream` must not move on before
+ * (neither may take it for a stop); and a narrowing (a word above 1: the
+ * parker goes on with a random share of the workers, a helper launched then
+ * leaves at once).  `stream` must not move on before
  * every virtual block is done: after it drains, the done count read through
  * `stream` itself must be the grid's size.  Returns the stops that left work
  * behind, or UINT_MAX when the done count was short.
@@ -679,7 +681,7 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 		CK(cuStreamSynchronize(helper_stream));
 		if (hdr[0] >= total)
 			break; /* every block is taken: whoever holds them finishes */
-		switch (cycles++ % 3) {
+		switch (cycles++ % 4) {
 		case 0:
 			CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
 			launch(f, workers, 1, 1, c, &helper, helper_stream);
@@ -687,8 +689,12 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 		case 1:
 			CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
 			break;
-		default:
+		case 2:
 			__atomic_store_n(stop_host, 0, __ATOMIC_SEQ_CST);
+			launch(f, workers, 1, 1, c, &helper, helper_stream);
+			break;
+		default:
+			CK(cuMemsetD32Async(stop_word, 2 + (uint32_t)(rng() % 1022), 1, helper_stream));
 			launch(f, workers, 1, 1, c, &helper, helper_stream);
 			break;
 		}
@@ -820,24 +826,29 @@ static void run_case(CUmodule mod, struct kcase *c)
 	}
 	if (fptb) {
 		unsigned wmax = ptb_max_workers(fptb, c);
-		unsigned workers[] = {1, (unsigned)num_sms < total ? (unsigned)num_sms : (unsigned)total, wmax};
-		double span[3] = {0, 0, 0}, t_start = now_us();
+		unsigned workers[] = {1, (unsigned)num_sms < total ? (unsigned)num_sms : (unsigned)total, wmax,
+				      wmax};
+		double span[4] = {0, 0, 0, 0}, t_start = now_us();
 		unsigned cycles = 0, runs = 0, parked = 0;
 
-		for (s = opt.quick ? 1u : 0u; s < 3u; s++) {
+		/* The fourth run is narrowed from its start to about half its workers, with a parker. */
+		for (s = opt.quick ? 1u : 0u; s < 4u; s++) {
 			struct args a;
 			double t0;
 
 			upload(c);
 			ptb_reset(ctl, stream);
+			if (s == 3)
+				CK(cuMemsetD32Async(stop_word, 1 + 512, 1, stream));
 			CK(cuStreamSynchronize(stream));
-			ptb_args(&a, c, ctl, 0, 0);
+			ptb_args(&a, c, ctl, s == 3, 0);
 			t0 = now_us();
 			launch(fptb, workers[s], 1, 1, c, &a, stream);
 			wait_stream(stream, opt.wait_limit_us);
 			span[s] = now_us() - t0;
+			CK(cuMemsetD32(stop_word, 0, 1));
 			download(c, 0);
-			snprintf(name, sizeof(name), "ptb/%u", workers[s]);
+			snprintf(name, sizeof(name), s == 3 ? "ptb-narrow/%u" : "ptb/%u", workers[s]);
 			snprintf(extra, sizeof(extra), "%.0f us", span[s]);
 			check(c, name, extra);
 		}

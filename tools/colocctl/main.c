@@ -36,7 +36,7 @@ static const char usage[] =
 	"            best-effort tenants, coverage (their kernel time that ran\n"
 	"            preemptible, or original within the turnaround bound),\n"
 	"            preemptions of running persistent kernels, helpers that resumed\n"
-	"            them, and the turnaround (latency tenant busy -> the kernels'\n"
+	"            them, narrowings (COLOC_SHARE), and the turnaround (latency tenant busy -> the kernels'\n"
 	"            workers gone) p50/p99 over the last 256; for best-effort tenants\n"
 	"            that mark their work (include/coloc/discard.h), the phase, the\n"
 	"            discard request outstanding, discards acknowledged and their\n"
@@ -86,10 +86,12 @@ static void print_percentiles(const char *what, const uint32_t *ring, uint64_t c
 /* Preemptions and turnaround of a best-effort tenant, when it had any. */
 static void print_preemption(const struct coloc_tenant *t)
 {
-	if (!t->counters[TC_PREEMPTIONS] && !t->counters[TC_HELPERS])
+	if (!t->counters[TC_PREEMPTIONS] && !t->counters[TC_HELPERS] && !t->counters[TC_NARROWINGS])
 		return;
 	printf("  %-8d preemptions %" PRIu64 ", helpers %" PRIu64, t->pid, t->counters[TC_PREEMPTIONS],
 	       t->counters[TC_HELPERS]);
+	if (t->counters[TC_NARROWINGS])
+		printf(", narrowings %" PRIu64, t->counters[TC_NARROWINGS]);
 	print_percentiles("turnaround", t->turn_us, t->turn_count, COLOC_TURN_SAMPLES);
 	putchar('\n');
 }

@@ -37,6 +37,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         the latency tenant does not stop the kernel again, and the tenant's
         next launch (after synchronizing) takes another form than persistent
         (< 3 s in all)
+  preempt-share  as preempt, with COLOC_SHARE=0.5: the busy edge narrows
+        the kernel (the stop word 1 + 512) instead of stopping it, a second
+        best-effort tenant launching while the latency tenant is busy does not
+        wait (< 150 ms), and the idle edge gives the kernel back the 8 of its
+        16 workers that left, as a helper (< 3 s in all)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -80,12 +85,27 @@ if mode.startswith("preempt"):
         be_env.update(COLOC_FAKE_SHARED_QUEUE="1", COLOC_FAKE_RESIDENT_US="1500000",
                       COLOC_FAKE_NO_HELPERS="1", COLOC_LOG="warn")
         be_args = ["--grid=16,1,1", "--repeat=2", "--sync-each"]
+    if mode == "preempt-share":
+        be_env["COLOC_SHARE"] = "0.5"
     start = time.time()
     be = subprocess.Popen([app] + be_args + [ptx], env=be_env, stdout=subprocess.PIPE, text=True)
     time.sleep(0.15)
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="300000")
     lat_env.pop("COLOC_FAKE_LOG", None)
-    if mode == "preempt-dead":
+    if mode == "preempt-share":
+        latency = subprocess.Popen([app, ptx], stdout=subprocess.DEVNULL, env=lat_env)
+        deadline = time.time() + 10
+        while time.time() < deadline and not re.search(r"\blatency\s+busy\b", subprocess.run(
+                [colocctl, "status"], env=env, capture_output=True, text=True).stdout):
+            time.sleep(0.01)
+        second_env = dict(env, COLOC_ROLE="best-effort", COLOC_SHARE="0.5")
+        second_env.pop("COLOC_FAKE_LOG", None)
+        out = subprocess.run([app, "--timed", "--grid=16,1,1", ptx], env=second_env,
+                             capture_output=True, text=True, timeout=60).stdout
+        waited = int(re.search(r"took (\d+) ms", out).group(1))
+        print("second best-effort tenant waited:", "no" if waited < 150 else f"YES ({waited} ms)")
+        latency.wait()
+    elif mode == "preempt-dead":
         lat_env["COLOC_FAKE_KERNEL_US"] = "20000000"
         latency = subprocess.Popen([app, "--sleep-ms=30000", ptx], stdout=subprocess.DEVNULL,
                                    env=lat_env)
