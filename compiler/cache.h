@@ -24,9 +24,10 @@
  * whenever the passes' launch contract changes (docs/passes.md), so that
  * variants compiled for an older contract are never launched with a newer
  * one's parameters.  2: ptb's park, slot_base and stop parameters.  3: ptb's
- * stop record with a host copy, and a parker that pauses.
+ * stop record with a host copy, and a parker that pauses.  4: a stop word
+ * above 1 narrows a ptb launch instead of stopping it.
  */
-#define COLOC_CACHE_FORMAT 3
+#define COLOC_CACHE_FORMAT 4
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */
