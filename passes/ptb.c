@@ -51,11 +51,13 @@
  * reads instead of a flag in the control block, so that one write stops
  * every launch of a context).  The stop record is { u32 word; u32 pad; u64
  * host }: a launch is stopped while the word is non-zero.  A word above
- * 1 narrows it instead: with W the launch's workers (slot_base of a helper,
- * else the worker grid) and w a worker's id (slot_base + its index), only
- * workers with w * 1024 < (word - 1) * W go on; the others finish their
- * block and leave as at a stop.  Worker 0 always goes on, and every helper
- * leaves.  Word 1 is a stop of every worker.  The leader
+ * 1 narrows it instead, to the SMs below a share of them: a worker on SM
+ * %smid with %smid * 1024 >= (word - 1) * %nsmid finishes its block and
+ * leaves as at a stop, the others go on, and so does the parker (below)
+ * wherever it runs, so that a narrowed launch always ends.  The SMs above
+ * are left to other work (another process's kernels, under MPS): a share
+ * of the SMs, not of the workers, since a block occupies an SM whatever
+ * its neighbours.  Word 1 is a stop of every worker.  The leader
  * counts each finished virtual block in done.  With park non-zero, worker 0
  * does not leave at a stop: its leader pauses (polling the word and done,
  * with nanosleep) while the block's other threads wait at the barrier, and
@@ -179,7 +181,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .b64 __coloc_host, __coloc_now, __coloc_since;\n"
 		    ".reg .pred __coloc_leader, __coloc_stopped, __coloc_done, __coloc_prev, __coloc_count, __coloc_parker;\n"
 		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear, __coloc_narrow;\n"
-		    ".reg .b32 __coloc_wid, __coloc_wn;\n"
+		    ".reg .b32 __coloc_sm, __coloc_nsm;\n"
 		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
 		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
@@ -191,11 +193,6 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "ld.param.u32 __coloc_t, [__coloc_slot_base];\n"
 		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
 		    "add.u32 __coloc_t, __coloc_t, __coloc_vid;\n"
-		    /* The worker's id times 1024, and the launch's workers, for a narrowed stop. */
-		    "shl.b32 __coloc_wid, __coloc_t, 10;\n"
-		    "ld.param.u32 __coloc_wn, [__coloc_slot_base];\n"
-		    "setp.eq.u32 __coloc_narrow, __coloc_wn, 0;\n"
-		    "@__coloc_narrow mov.u32 __coloc_wn, %%nctaid.x;\n"
 		    "mul.wide.u32 __coloc_slotg, __coloc_t, 8;\n"
 		    "add.s64 __coloc_slotg, __coloc_slotg, __coloc_ctl;\n"
 		    "add.s64 __coloc_slotg, __coloc_slotg, 8;\n"
@@ -240,9 +237,12 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "ld.volatile.global.u32 __coloc_t, [__coloc_stopp];\n"
 		    "setp.ne.u32 __coloc_stopped, __coloc_t, 0;\n"
 		    "setp.gt.u32 __coloc_narrow, __coloc_t, 1;\n"
+		    "@__coloc_narrow mov.u32 __coloc_sm, %%smid;\n"
+		    "@__coloc_narrow mov.u32 __coloc_nsm, %%nsmid;\n"
+		    "@__coloc_narrow shl.b32 __coloc_sm, __coloc_sm, 10;\n"
 		    "@__coloc_narrow sub.u32 __coloc_t, __coloc_t, 1;\n"
-		    "@__coloc_narrow mul.lo.u32 __coloc_t, __coloc_t, __coloc_wn;\n"
-		    "@__coloc_narrow setp.ge.u32 __coloc_stopped, __coloc_wid, __coloc_t;\n"
+		    "@__coloc_narrow mul.lo.u32 __coloc_t, __coloc_t, __coloc_nsm;\n"
+		    "@__coloc_narrow setp.ge.and.u32 __coloc_stopped, __coloc_sm, __coloc_t, !__coloc_parker;\n"
 		    "@!__coloc_stopped mov.pred __coloc_hostclear, 0;\n"
 		    "@!__coloc_stopped mov.pred __coloc_paused, 0;\n"
 		    "and.pred __coloc_pause, __coloc_stopped, __coloc_parker;\n"

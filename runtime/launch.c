@@ -281,13 +281,15 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);
-	if (!packed_size || park_offset == SIZE_MAX || base_offset == SIZE_MAX) {
-		/* Not resumable by a helper: it runs to its end. */
-		v.park = 0;
-		for (unsigned i = 0; i < k->nadded[VARIANT_PTB]; i++)
-			if (k->added[VARIANT_PTB][i].role == PASS_PARAM_PARK)
-				p.added[i] = 0;
-		slot.park = 0;
+	if (slot.park && (!packed_size || park_offset == SIZE_MAX || base_offset == SIZE_MAX)) {
+		/*
+		 * No helper could resume it, and a stop or a narrowing would
+		 * leave its blocks undone with no parker: the original runs.
+		 */
+		coloc_ptb_end(&slot, false, l->stream, l->flavor, fn, workers, l->block, l->shmem,
+			      blocks_of(l->grid), NULL, 0, 0, 0);
+		*why = "its parameters do not fit colocc's buffer for resuming it";
+		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;

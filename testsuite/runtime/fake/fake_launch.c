@@ -5,10 +5,10 @@
  * slot_base, a pointer to the control block {u32 next; u32 done} and a pointer to the
  * stop record {u32 word; u32 pad; u64 host}, docs/passes.md) takes virtual
  * blocks off `next`, counting each in `done`, until the word is set or the
- * grid is done.  A word above 1 narrows instead of stopping: a launch whose
- * first worker (slot_base) is not among those kept, w * 1024 < (word - 1) *
- * W (W: slot_base, else the launch's workers), runs nothing; one that keeps
- * any worker goes on as if not stopped.
+ * grid is done.  A word above 1 narrows instead of stopping, to a share
+ * of the SMs the fake does not have: a launch with a parker goes on as if
+ * not stopped (its parker always does), a helper (park 0) runs nothing, as
+ * if all its workers sat on the SMs given up.
  *
  * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1 runs N blocks
  * during its launch call and stays resident: at the fake's later calls it
@@ -597,7 +597,6 @@ static void put_value(struct coloc_buf *line, const unsigned char *p, uint32_t s
 struct resident {
 	bool live, parked;
 	unsigned id;
-	uint32_t base, workers; /* slot_base and the worker grid */
 	char name[160];
 	CUstream stream;
 	uint64_t ctl, stop, total, finish_ns;
@@ -617,11 +616,11 @@ static void resident_log(const struct resident *r, const char *what)
 }
 
 /*
- * Whether the stop record at `stop` stops a launch of `workers` from
- * `base`: its word; for a paused worker 0, `parker`, its host copy too when
+ * Whether the stop record at `stop` stops a launch, `parks` when it has a
+ * parker: its word; for a paused worker 0, `parker`, its host copy too when
  * it has one.
  */
-static bool ptb_stopped(uint64_t stop, bool parker, uint32_t base, uint32_t workers)
+static bool ptb_stopped(uint64_t stop, bool parker, bool parks)
 {
 	const unsigned char *word = fake_dev_range(stop, 4), *record = fake_dev_range(stop, 16), *host;
 	uint64_t w;
@@ -629,7 +628,7 @@ static bool ptb_stopped(uint64_t stop, bool parker, uint32_t base, uint32_t work
 	if (!word || (w = le_load(word, 4)) == 0)
 		return false;
 	if (w > 1)
-		return (uint64_t)base * 1024 >= (w - 1) * (base ? base : workers);
+		return !parks;
 	if (!parker || !record || !le_load(record + 8, 8))
 		return true;
 	host = fake_host_range(le_load(record + 8, 8), 4);
@@ -637,12 +636,12 @@ static bool ptb_stopped(uint64_t stop, bool parker, uint32_t base, uint32_t work
 }
 
 /* Runs virtual blocks while not stopped; returns how many. */
-static uint64_t ptb_blocks(unsigned char *ctl, uint64_t stop, uint32_t base, uint32_t workers,
-			   uint64_t total, uint64_t limit)
+static uint64_t ptb_blocks(unsigned char *ctl, uint64_t stop, bool parks, uint64_t total,
+			   uint64_t limit)
 {
 	uint64_t ran = 0;
 
-	while (!ptb_stopped(stop, false, base, workers) && le_load(ctl, 4) < total && ran < limit) {
+	while (!ptb_stopped(stop, false, parks) && le_load(ctl, 4) < total && ran < limit) {
 		le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
 		le_store32(ctl + 4, (uint32_t)le_load(ctl + 4, 4) + 1);
 		ran++;
@@ -665,7 +664,7 @@ void fake_progress(void)
 			r->live = false;
 			continue;
 		}
-		stopped = ptb_stopped(r->stop, r->parked, r->base, r->workers);
+		stopped = ptb_stopped(r->stop, r->parked, true);
 		if (r->parked && le_load(ctl + 4, 4) >= r->total) {
 			r->live = false;
 			resident_log(r, "unparked");
@@ -681,8 +680,7 @@ void fake_progress(void)
 		/* Its time is up, or helpers took every block: it ends. */
 		if (!r->parked && (fake_now_ns() >= r->finish_ns || le_load(ctl, 4) >= r->total)) {
 			snprintf(what, sizeof(what), "finished ran=%llu",
-				 (unsigned long long)ptb_blocks(ctl, r->stop, r->base, r->workers, r->total,
-								UINT64_MAX));
+				 (unsigned long long)ptb_blocks(ctl, r->stop, true, r->total, UINT64_MAX));
 			r->live = false;
 			resident_log(r, what);
 		}
@@ -748,14 +746,12 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
  * slot_base, control, stop), as described at the top.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
-			const unsigned char **values, uint32_t workers, CUstream stream, bool *stays,
-			uint64_t *blocks)
+			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
 {
 	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
 	const char *no_helpers = getenv("COLOC_FAKE_NO_HELPERS");
 	unsigned n = k->nparams, i;
 	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, stop;
-	uint32_t base;
 	unsigned char *ctl;
 	struct resident *r = NULL;
 
@@ -777,13 +773,12 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		return CUDA_ERROR_LAUNCH_FAILED;
 	if (stop_env && park)
 		stop_after = strtoull(stop_env, NULL, 10);
-	base = (uint32_t)le_load(values[n - 3], 4);
-	ran = ptb_blocks(ctl, stop, base, workers, total, stop_after);
+	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after);
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
 	*blocks = ran;
 	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
 		return CUDA_SUCCESS;
-	if (!park && ptb_stopped(stop, false, base, workers))
+	if (!park && ptb_stopped(stop, false, false))
 		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
 	for (i = 0; i < MAX_RESIDENT && !r; i++)
 		if (!resident[i].live)
@@ -799,9 +794,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	r->stop = le_load(values[n - 1], 8);
 	r->total = total;
 	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
-	r->base = base;
-	r->workers = workers;
-	r->parked = ptb_stopped(stop, false, base, workers);
+	r->parked = ptb_stopped(stop, false, true);
 	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
 	*stays = true; /* its time is COLOC_FAKE_RESIDENT_US, not COLOC_FAKE_KERNEL_US */
 	return CUDA_SUCCESS;
@@ -857,7 +850,7 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 			free(values);
 			return CUDA_SUCCESS;
 		}
-		rc = ptb_run(line, k, values, l->grid[0], l->stream, &stays, &blocks);
+		rc = ptb_run(line, k, values, l->stream, &stays, &blocks);
 	}
 	if (rc == CUDA_SUCCESS && !stays) {
 		/* The device holds `wave` blocks at once; a persistent variant, its workers. */
