@@ -146,6 +146,7 @@ struct coloc_config {
 	 * (0, the default: none, every persistent kernel is stopped).
 	 */
 	unsigned share_units;
+	uint64_t share_hold_ns; /* COLOC_SHARE_HOLD_US: idle this long before kernels widen again */
 	/* Memory pools and handover (pool.c, memory.c, docs/memory-design.md). */
 	bool mem_pool;          /* COLOC_MEM_POOL (default 1): cuMemAlloc served from pools */
 	uint64_t pool_page;     /* COLOC_POOL_PAGE: bytes of one page (default 256 MiB) */

@@ -13,6 +13,8 @@
  *   COLOC_SHARE=F            while a latency tenant is busy, best-effort persistent kernels
  *                            keep this share (0 to 1, exclusive) of their workers instead of
  *                            stopping, and new ones start (default 0: they stop, they wait)
+ *   COLOC_SHARE_HOLD_US=T    with COLOC_SHARE, they widen again once no latency tenant has
+ *                            been busy for T microseconds (default 2000)
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
@@ -36,6 +38,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
+	.share_hold_ns = 2000000,
 };
 
 static __thread int depth;
@@ -519,6 +522,14 @@ __attribute__((constructor)) static void coloc_init(void)
 	s = getenv("COLOC_SHARE");
 	if (s && *s && read_share(s) < 0)
 		return;
+	s = getenv("COLOC_SHARE_HOLD_US");
+	if (s && *s) {
+		uint64_t us;
+
+		if (read_count("COLOC_SHARE_HOLD_US", s, 0, 10000000, &us) < 0)
+			return;
+		coloc_cfg.share_hold_ns = us * 1000u;
+	}
 	coloc_cfg.mem_budget.permille = 1000;
 	s = getenv("COLOC_MEM_BUDGET");
 	if (s && *s && read_size("COLOC_MEM_BUDGET", s, &coloc_cfg.mem_budget) < 0)

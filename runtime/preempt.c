@@ -619,11 +619,18 @@ static void *watcher(void *arg)
 
 	coloc_enter(); /* its driver calls are colocc's own */
 	coloc_graph_thread_relaxed(); /* legal while the application captures a graph */
+	uint64_t idle_since = 0; /* when no latency tenant was busy any more; 0: one is */
+
 	for (;;) {
 		uint32_t epoch = __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST);
-		uint64_t since = 0;
+		uint64_t since = 0, now = now_ns(), idle_wait = 1000000000u;
 		bool busy = coloc_sched_latency_busy(seg, &since);
 		struct ctx_state *list;
+
+		if (busy)
+			idle_since = 0;
+		else if (!idle_since)
+			idle_since = now;
 
 		pthread_mutex_lock(&pre.lock);
 		list = pre.list;
@@ -636,6 +643,15 @@ static void *watcher(void *arg)
 				narrow_all(s);
 			else if (busy && !s->stopped)
 				stop_all(s, since);
+			else if (!busy && s->stopped && s->narrowed &&
+				 now < idle_since + coloc_cfg.share_hold_ns)
+				/*
+				 * A narrowed kernel widens once the latency tenant has
+				 * been idle COLOC_SHARE_HOLD_US: the gaps within its
+				 * requests would otherwise each cost it a narrowing,
+				 * and the workers that widened into them a block's time.
+				 */
+				idle_wait = idle_since + coloc_cfg.share_hold_ns - now;
 			else if (!busy && s->stopped)
 				resume_all(s);
 		}
@@ -648,7 +664,7 @@ static void *watcher(void *arg)
 			if (epoch == __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST))
 				coloc_coord_reap(seg);
 		} else if (!busy) {
-			coloc_coord_wait(seg, epoch, 1000000000u);
+			coloc_coord_wait(seg, epoch, idle_wait);
 		}
 	}
 	return NULL;
