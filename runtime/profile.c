@@ -448,20 +448,37 @@ static bool usable(const struct measurement *m, unsigned forms)
  * The fastest measured candidate within the bound; else the one with the
  * least turnaround among those at most 25% slower than the fastest.
  */
+/*
+ * Under COLOC_SHARE only persistent forms run beside a busy latency tenant
+ * (the others wait for it to be idle): when the kernel has one that was
+ * measured, the choice is among those.
+ */
+static bool ptb_only(const struct entry *e, unsigned forms)
+{
+	if (!coloc_cfg.share_units || !(forms & (1u << VARIANT_PTB)))
+		return false;
+	for (unsigned i = 0; i < e->n; i++)
+		if (e->m[i].form == VARIANT_PTB && usable(&e->m[i], forms))
+			return true;
+	return false;
+}
+
 static void decide(struct entry *e, unsigned forms)
 {
 	const struct measurement *best = NULL;
 	uint64_t fastest = UINT64_MAX;
-	bool fits = false;
+	bool fits = false, only_ptb = ptb_only(e, forms);
 
 	for (unsigned i = 0; i < e->n; i++)
-		if (usable(&e->m[i], forms) && e->m[i].time_ns < fastest)
+		if (usable(&e->m[i], forms) && (!only_ptb || e->m[i].form == VARIANT_PTB) &&
+		    e->m[i].time_ns < fastest)
 			fastest = e->m[i].time_ns;
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct measurement *m = &e->m[i];
 		bool in = m->turn_ns <= coloc_cfg.turnaround_ns;
 
-		if (!usable(m, forms) || (!in && m->time_ns > fastest + fastest / 4))
+		if (!usable(m, forms) || (only_ptb && m->form != VARIANT_PTB) ||
+		    (!in && m->time_ns > fastest + fastest / 4))
 			continue;
 		if (!best || (in && !fits) ||
 		    (in == fits && (fits ? m->time_ns < best->time_ns : m->turn_ns < best->turn_ns)))
