@@ -141,11 +141,13 @@ struct coloc_config {
 	} mem_budget, mem_reserve;
 	uint64_t turnaround_ns; /* COLOC_TURNAROUND_US: the bound the profiler picks forms under */
 	/*
-	 * COLOC_SHARE: the share of its persistent kernels' workers a
-	 * best-effort tenant keeps while a latency tenant is busy, in 1/1024
-	 * (0, the default: none, every persistent kernel is stopped).
+	 * COLOC_SHARE: the share of the SMs a best-effort tenant's persistent
+	 * kernels keep while a latency tenant is busy, in 1/1024 (0: none,
+	 * they stop); share_auto (unset or "auto"): 0.7 when the device's
+	 * contexts are MPS clients, else 0 (coloc_share_units, sched.c).
 	 */
 	unsigned share_units;
+	bool share_auto;
 	uint64_t share_hold_ns; /* COLOC_SHARE_HOLD_US: idle this long before kernels widen again */
 	/* Memory pools and handover (pool.c, memory.c, docs/memory-design.md). */
 	bool mem_pool;          /* COLOC_MEM_POOL (default 1): cuMemAlloc served from pools */

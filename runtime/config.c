@@ -10,9 +10,11 @@
  *   COLOC_PROFILE=0|1        time launches, and under COLOC_FORM=auto pick forms (default 1)
  *   COLOC_TURNAROUND_US=T    the turnaround the profiler picks under (default 31.6)
  *   COLOC_POLICY=isolate|fill|none    how tenants share the GPU (default isolate)
- *   COLOC_SHARE=F            while a latency tenant is busy, best-effort persistent kernels
- *                            keep this share (0 to 1, exclusive) of their workers instead of
- *                            stopping, and new ones start (default 0: they stop, they wait)
+ *   COLOC_SHARE=F|auto       while a latency tenant is busy, best-effort persistent kernels
+ *                            keep this share (0 to 1, exclusive) of the SMs instead of
+ *                            stopping, and new ones start; 0: they stop, they wait (default
+ *                            auto: 0.7 under MPS, where kernels of two processes run side by
+ *                            side, else 0)
  *   COLOC_SHARE_HOLD_US=T    with COLOC_SHARE, they widen again once no latency tenant has
  *                            been busy for T microseconds (default 2000)
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
@@ -38,7 +40,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000,
+	.share_hold_ns = 2000000, .share_auto = true,
 };
 
 static __thread int depth;
@@ -339,17 +341,20 @@ static int read_turnaround(const char *s)
 	return 0;
 }
 
-/* COLOC_SHARE: a fraction above 0 and below 1, kept in 1/1024 (at least 1). */
+/* COLOC_SHARE: auto, or a fraction from 0 to below 1, kept in 1/1024 (at least 1 when above 0). */
 static int read_share(const char *s)
 {
 	char *end;
 	double f;
 
+	if (strcmp(s, "auto") == 0)
+		return 0;
+	coloc_cfg.share_auto = false;
 	errno = 0;
 	f = strtod(s, &end);
 	if (errno || *end || end == s || !(f >= 0.0 && f < 1.0)) {
-		coloc_log(COLOC_LOG_ERROR, "COLOC_SHARE='%s' is not a share from 0 to 1 (exclusive), "
-			  "e.g. 0.5; colocc is off", s);
+		coloc_log(COLOC_LOG_ERROR, "COLOC_SHARE='%s' is not 'auto' or a share from 0 to 1 "
+			  "(exclusive), e.g. 0.7; colocc is off", s);
 		coloc_cfg.disabled = true;
 		return -1;
 	}

@@ -194,6 +194,8 @@ static struct ctx_state *state_for_current(void)
 	for (s = pre.list; s && s->ctx != ctx; s = s->next)
 		;
 	if (!s && (s = state_new(ctx))) {
+		/* Asked here, with a context current, before the watcher needs it. */
+		coloc_share_units();
 		s->next = pre.list;
 		__atomic_store_n(&pre.list, s, __ATOMIC_RELEASE); /* read without the lock too */
 		if (s->seg && !watch(s->seg)) {
@@ -525,7 +527,7 @@ static void narrow_all(struct ctx_state *s)
 		pthread_mutex_unlock(&s->lock);
 		return;
 	}
-	if (stop_set(s, 1 + coloc_cfg.share_units) != CUDA_SUCCESS) {
+	if (stop_set(s, 1 + coloc_share_units()) != CUDA_SUCCESS) {
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
 		return;
@@ -541,7 +543,7 @@ static void narrow_all(struct ctx_state *s)
 /* The workers of `workers` a narrowing keeps: those w with w * 1024 < share * workers. */
 static unsigned narrow_kept(unsigned workers)
 {
-	return (unsigned)(((uint64_t)coloc_cfg.share_units * workers + 1023) / 1024);
+	return (unsigned)(((uint64_t)coloc_share_units() * workers + 1023) / 1024);
 }
 
 static void resume_all(struct ctx_state *s)
@@ -639,7 +641,7 @@ static void *watcher(void *arg)
 		for (struct ctx_state *s = list; s; s = s->next) {
 			if (s->seg != seg)
 				continue;
-			if (busy && !s->stopped && coloc_cfg.share_units)
+			if (busy && !s->stopped && coloc_share_units())
 				narrow_all(s);
 			else if (busy && !s->stopped)
 				stop_all(s, since);

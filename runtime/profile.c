@@ -455,7 +455,7 @@ static bool usable(const struct measurement *m, unsigned forms)
  */
 static bool ptb_only(const struct entry *e, unsigned forms)
 {
-	if (!coloc_cfg.share_units || !(forms & (1u << VARIANT_PTB)))
+	if (!coloc_share_units() || !(forms & (1u << VARIANT_PTB)))
 		return false;
 	for (unsigned i = 0; i < e->n; i++)
 		if (e->m[i].form == VARIANT_PTB && usable(&e->m[i], forms))

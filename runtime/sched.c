@@ -154,6 +154,28 @@ static struct dev_state *current_dev(void)
 	return cached_dev;
 }
 
+#define SHARE_UNDER_MPS 717 /* 0.7 of the SMs, in 1/1024: docs/results.md */
+
+unsigned coloc_share_units(void)
+{
+	static int resolved; /* 0: not yet; 1: share_units holds the answer */
+	CUdevice dev;
+	int mps = 0;
+
+	if (!coloc_cfg.share_auto || __atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
+	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
+		return 0;
+	if (REAL(cuDeviceGetAttribute)(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev) != CUDA_SUCCESS)
+		mps = 0;
+	__atomic_store_n(&coloc_cfg.share_units, mps == 1 ? SHARE_UNDER_MPS : 0u, __ATOMIC_RELAXED);
+	if (!__atomic_exchange_n(&resolved, 1, __ATOMIC_ACQ_REL) && mps == 1 &&
+	    coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+		coloc_log(COLOC_LOG_INFO, "MPS: persistent kernels keep 0.7 of the SMs while a "
+			  "latency tenant is busy (COLOC_SHARE=auto; 0 stops them instead)");
+	return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
+}
+
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n)
 {
 	struct dev_state *d = current_dev();
@@ -426,7 +448,7 @@ static void sched_gate(bool persistent)
 	struct dev_state *d = current_dev();
 	uint64_t start, checked;
 
-	if (!d || !d->seg || (persistent && coloc_cfg.share_units) || !latency_busy(d->seg))
+	if (!d || !d->seg || (persistent && coloc_share_units()) || !latency_busy(d->seg))
 		return;
 	start = checked = now_ns();
 	while (latency_busy(d->seg)) {

@@ -36,6 +36,12 @@ void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_strea
  */
 void coloc_sched_issue_begin(bool persistent);
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
+/*
+ * COLOC_SHARE in 1/1024 (0: off).  Under COLOC_SHARE=auto, asked of the
+ * current context's device once (MPS: 0.7, else 0); 0 while no context is
+ * current to ask.
+ */
+unsigned coloc_share_units(void);
 /* Adds to one of this tenant's published counters on the current device. */
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);
 /* The current context's GPU segment and this tenant's slot in it (joined on first use), or NULL. */

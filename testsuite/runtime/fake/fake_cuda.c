@@ -11,6 +11,7 @@
  * Environment:
  *   COLOC_FAKE_LOG              the log file (lines are appended; unset: no log)
  *   COLOC_FAKE_DEVICES          devices (default 1, at most 16)
+ *   COLOC_FAKE_MPS=1            contexts are MPS clients (CU_DEVICE_ATTRIBUTE_MPS_ENABLED)
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch with park = 1 runs this many blocks, then
  *                               stays resident (fake_launch.c)
@@ -382,6 +383,8 @@ static int device_attribute(int attrib)
 		return FAKE_LIMIT_SHMEM_OPTIN;
 	case 106: /* MAX_BLOCKS_PER_MULTIPROCESSOR */
 		return 32;
+	case 133: /* MPS_ENABLED: COLOC_FAKE_MPS=1 */
+		return getenv("COLOC_FAKE_MPS") && strcmp(getenv("COLOC_FAKE_MPS"), "1") == 0;
 	default:
 		return 0;
 	}
