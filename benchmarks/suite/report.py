@@ -56,6 +56,12 @@ Definitions:
   be_norm_throughput   be.throughput / that of the best-effort workload alone
                 (a best-effort workload has one run alone, whatever the load)
   system_throughput    lat_norm + be_norm over the tenants present in the run
+  service_mean_ms      mean service time, done_s - start_s, over the served requests:
+                the latency tenant's time per request without queueing, which a
+                30 s cell measures far more steadily than p99 (at load 0.5,
+                queueing multiplies small changes of service time into large
+                changes of p99)
+  service_overhead     service_mean_ms / that of the same run alone - 1
   unbounded     the names of the columns that are infinite, space-separated
                 (e.g. "p99_ms p999_ms mean_ms p99_overhead"), or null.  JSON has no
                 infinity: summary.json writes those columns as null, so a null
@@ -94,6 +100,7 @@ COLUMNS = [
     ("system_throughput", ".3f"),
     ("coverage", ".2f"), ("preemptions", "d"), ("turnaround_p50_us", None),
     ("turnaround_p99_us", None), ("unbounded", None), ("check", "s"), ("run", None),
+    ("service_mean_ms", None), ("service_overhead", None),
 ]
 COLOCC_FIELDS = ["coverage", "preemptions", "turnaround_p50_us", "turnaround_p99_us"]
 
@@ -139,7 +146,7 @@ class Run:
         if self.check == "ok" and be and be.get("check", "ok") != "ok":
             self.check = f"FAIL: be: {be['check']}"
         self.ok = self.check == "ok"
-        self.arrivals = self.latencies = self.sorted = None
+        self.arrivals = self.latencies = self.sorted = self.service_mean = None
         self.unfinished = 0
         self.out = {}
 
@@ -257,6 +264,8 @@ def read_latencies(run, root):
     except Malformed as e:
         raise Malformed(f"{run.path}: latency_csv {path}: {e}")
     served = [r for r in rows if r[4] is not None]
+    run.service_mean = (sum(r[3] - r[2] for r in served) * 1000.0 / len(served)
+                        if served else None)
     run.arrivals = [r[1] for r in rows]
     run.latencies = [math.inf if r[4] is None else r[4] for r in rows]
     run.sorted = sorted(run.latencies)
@@ -349,6 +358,7 @@ def summarize(runs):
                 for name, p in PERCENTILES:
                     o[name] = percentile(xs, p)
                 o["mean_ms"] = sum(xs) / len(xs)
+                o["service_mean_ms"] = r.service_mean
             if base is not None and base.unfinished:
                 note = (f"latency workload {r.lat} at load {r.load:g}, trace {r.trace}, alone: "
                         f"its run ({base.name}) left {base.unfinished} requests unfinished")
@@ -364,6 +374,8 @@ def summarize(runs):
                     o["slo_attainment"] = (sum(1 for x in r.sorted if x <= o["slo_ms"])
                                            / len(r.sorted))
                     lat_norm = ratio(r.lat_throughput, base.lat_throughput)
+                    if r.service_mean is not None and base.service_mean:
+                        o["service_overhead"] = r.service_mean / base.service_mean - 1.0
         be_rec = r.rec.get("be")
         if r.be is not None:
             base = baseline(be_alone, r.be, f"best-effort workload {r.be}")
@@ -488,6 +500,19 @@ def write_md(path, root, runs, notes):
     f.write("|" + "---|" * len(shown) + "\n")
     for r in runs:
         f.write("| " + " | ".join(cell(r.out.get(name), fmt) for name, fmt in shown) + " |\n")
+
+    # Last, so that the tables above keep their shape.
+    timed = [r for r in runs if r.out.get("service_mean_ms") is not None]
+    if timed:
+        f.write("\n## Service time of the latency tenant (done - start, no queueing)\n\n"
+                "| latency_workload | best_effort_workload | mode | load | trace "
+                "| service_mean_ms | service_overhead |\n|---|---|---|---|---|---|---|\n")
+        for r in timed:
+            o = r.out
+            f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
+                    f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
+                    f"| {cell(o['service_mean_ms'], '.3f')} "
+                    f"| {cell(o.get('service_overhead'), '+.1%')} |\n")
     with open(path, "w") as out:
         out.write(f.getvalue())
 
