@@ -26,6 +26,7 @@ Input: DIR/runs/*.json, one record per run:
   be_timeseries         optional: [[t_s, units_per_s], ...], the best-effort tenant's
                         throughput over the run, t_s on the clock of the CSV's arrival_s
   check                 "ok", or "FAIL: why" when the run's outputs were wrong
+  rep                   optional: the repetition, 1 to N (run --repeat N); default 1
 
 A run alone is mode "alone" with one workload.  A run whose latency_csv or be
 is missing must have failed its check.
@@ -62,6 +63,12 @@ Definitions:
                 queueing multiplies small changes of service time into large
                 changes of p99)
   service_overhead     service_mean_ms / that of the same run alone - 1
+  rep           the repetition; every comparison with a run alone is with the
+                run alone of the same repetition.  With more than one,
+                summary.md adds a table of each cell's spread over its
+                repetitions (median, min and max of p99_ms, p99_overhead,
+                service_overhead and be_norm_throughput); the plots show
+                repetition 1
   unbounded     the names of the columns that are infinite, space-separated
                 (e.g. "p99_ms p999_ms mean_ms p99_overhead"), or null.  JSON has no
                 infinity: summary.json writes those columns as null, so a null
@@ -100,7 +107,7 @@ COLUMNS = [
     ("system_throughput", ".3f"),
     ("coverage", ".2f"), ("preemptions", "d"), ("turnaround_p50_us", None),
     ("turnaround_p99_us", None), ("unbounded", None), ("check", "s"), ("run", None),
-    ("service_mean_ms", None), ("service_overhead", None),
+    ("service_mean_ms", None), ("service_overhead", None), ("rep", None),
 ]
 COLOCC_FIELDS = ["coverage", "preemptions", "turnaround_p50_us", "turnaround_p99_us"]
 
@@ -138,6 +145,7 @@ class Run:
         self.rec = rec
         self.lat = rec["latency_workload"]
         self.be = rec["best_effort_workload"]
+        self.rep = rec.get("rep") or 1
         self.mode = rec["mode"]
         self.load = float(rec["load"]) if rec.get("load") is not None else None
         self.trace = rec.get("trace")
@@ -151,11 +159,11 @@ class Run:
         self.out = {}
 
     def key(self):
-        return (self.lat, self.be, self.mode, self.load, self.trace)
+        return (self.lat, self.be, self.mode, self.load, self.trace, self.rep)
 
     def sort_key(self):
         return (self.lat or "", self.be or "", self.trace or "",
-                -1.0 if self.load is None else self.load, mode_rank(self.mode))
+                -1.0 if self.load is None else self.load, mode_rank(self.mode), self.rep)
 
 
 def check_record(path, rec):
@@ -185,6 +193,9 @@ def check_record(path, rec):
         bad(f"'load' must be a number >= 0, got {json.dumps(rec['load'])}")
     if rec.get("trace") is not None and not isinstance(rec["trace"], str):
         bad("'trace' must be a string")
+    if rec.get("rep") is not None and not (isinstance(rec["rep"], int) and
+                                           not isinstance(rec["rep"], bool) and rec["rep"] >= 1):
+        bad(f"'rep' must be a whole number >= 1, got {json.dumps(rec['rep'])}")
     if lat is not None:
         if rec.get("load") is None or rec.get("trace") is None:
             bad("a run with a latency workload needs 'load' and 'trace'")
@@ -298,10 +309,11 @@ def load_runs(root):
         seen[run.key()] = run
         if run.mode == "alone" and run.lat is None:
             # A best-effort workload's baseline serves every load and trace.
-            if run.be in be_alone:
-                raise Malformed(f"{path}: a second run of best-effort workload {run.be} alone, "
-                                f"after {be_alone[run.be].path}; keep one")
-            be_alone[run.be] = run
+            if (run.be, run.rep) in be_alone:
+                again = f" in repetition {run.rep}" if run.rep > 1 else ""
+                raise Malformed(f"{path}: a second run of best-effort workload {run.be} "
+                                f"alone{again}, after {be_alone[(run.be, run.rep)].path}; keep one")
+            be_alone[(run.be, run.rep)] = run
         read_latencies(run, root)
         runs.append(run)
     return sorted(runs, key=Run.sort_key)
@@ -311,7 +323,8 @@ def describe(run):
     parts = [f"latency {run.lat}" if run.lat else None,
              f"best-effort {run.be}" if run.be else None, f"mode {run.mode}",
              f"load {run.load:g}" if run.load is not None else None,
-             f"trace {run.trace}" if run.trace else None]
+             f"trace {run.trace}" if run.trace else None,
+             f"repetition {run.rep}" if run.rep > 1 else None]
     return ", ".join(p for p in parts if p)
 
 
@@ -325,9 +338,9 @@ def summarize(runs):
     lat_alone, be_alone = {}, {}
     for r in runs:
         if r.mode == "alone" and r.be is None:
-            lat_alone[(r.lat, r.load, r.trace)] = r
+            lat_alone[(r.lat, r.load, r.trace, r.rep)] = r
         elif r.mode == "alone" and r.lat is None:
-            be_alone[r.be] = r
+            be_alone[(r.be, r.rep)] = r
     notes = []
 
     def baseline(table, key, what):
@@ -346,11 +359,12 @@ def summarize(runs):
     for r in runs:
         o = r.out
         o.update(latency_workload=r.lat, best_effort_workload=r.be, mode=r.mode, load=r.load,
-                 trace=r.trace, check=r.check, run=r.name)
+                 trace=r.trace, check=r.check, run=r.name, rep=r.rep)
+        again = f" in repetition {r.rep}" if r.rep > 1 else ""
         lat_norm = be_norm = None
         if r.lat is not None:
-            base = baseline(lat_alone, (r.lat, r.load, r.trace),
-                            f"latency workload {r.lat} at load {r.load:g}, trace {r.trace},")
+            base = baseline(lat_alone, (r.lat, r.load, r.trace, r.rep),
+                            f"latency workload {r.lat} at load {r.load:g}, trace {r.trace}{again},")
             if r.sorted is not None:
                 xs = r.sorted
                 o["requests"] = len(xs)
@@ -378,7 +392,7 @@ def summarize(runs):
                         o["service_overhead"] = r.service_mean / base.service_mean - 1.0
         be_rec = r.rec.get("be")
         if r.be is not None:
-            base = baseline(be_alone, r.be, f"best-effort workload {r.be}")
+            base = baseline(be_alone, (r.be, r.rep), f"best-effort workload {r.be}{again}")
             if be_rec is not None:
                 o["be_throughput"] = be_rec["throughput"]
                 if base is not None:
@@ -452,6 +466,44 @@ def headline(runs):
     return out
 
 
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if not n else xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def spread(xs, fmt):
+    """'median (min to max)' of the finite values of XS, or n/a."""
+    xs = [x for x in xs if x is not None and math.isfinite(x)]
+    if not xs:
+        return "n/a"
+    return f"{format(median(xs), fmt)} ({format(min(xs), fmt)} to {format(max(xs), fmt)})"
+
+
+def write_repetitions(f, runs):
+    """With repetitions (run --repeat): each cell's spread over them, runs that
+    failed their checks left out."""
+    if not any(r.rep > 1 for r in runs):
+        return
+    groups = {}
+    for r in runs:
+        if r.ok and r.lat is not None:
+            groups.setdefault((r.lat, r.be, r.mode, r.load, r.trace), []).append(r)
+    f.write("\n## Repetitions: median (min to max) over each cell's repetitions\n\n"
+            "| latency_workload | best_effort_workload | mode | load | trace | reps | p99_ms "
+            "| p99_overhead | service_overhead | be_norm_throughput |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n")
+    for key in sorted(groups, key=lambda k: groups[k][0].sort_key()):
+        rs = groups[key]
+        o = rs[0].out
+        f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
+                f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
+                f"| {len(rs)} | {spread([r.out.get('p99_ms') for r in rs], '.3f')} "
+                f"| {spread([r.out.get('p99_overhead') for r in rs], '+.1%')} "
+                f"| {spread([r.out.get('service_overhead') for r in rs], '+.1%')} "
+                f"| {spread([r.out.get('be_norm_throughput') for r in rs], '.3f')} |\n")
+
+
 def write_md(path, root, runs, notes):
     f = io.StringIO()
     f.write(f"# Colocation results: {os.path.basename(os.path.abspath(root))}\n\n")
@@ -501,6 +553,8 @@ def write_md(path, root, runs, notes):
     for r in runs:
         f.write("| " + " | ".join(cell(r.out.get(name), fmt) for name, fmt in shown) + " |\n")
 
+    write_repetitions(f, runs)
+
     # Last, so that the tables above keep their shape.
     timed = [r for r in runs if r.out.get("service_mean_ms") is not None]
     if timed:
@@ -545,7 +599,8 @@ def plot(root, runs):
         plt.close(fig)
         written += 1
 
-    ok = [r for r in runs if r.ok]
+    # The first repetition only (run --repeat): summary.md gives the spread over all.
+    ok = [r for r in runs if r.ok and r.rep == 1]
     # One colour per mode in every plot; "alone" is black.
     colours = {m: f"C{i % 10}" for i, m in
                enumerate(sorted({r.mode for r in runs} - {"alone"}, key=mode_rank))}
