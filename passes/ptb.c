@@ -53,8 +53,10 @@
  * host }: a launch is stopped while the word is non-zero.  A word above
  * 1 narrows it instead, to the SMs below a share of them: a worker on SM
  * %smid with %smid * 1024 >= (word - 1) * %nsmid finishes its block and
- * leaves as at a stop, the others go on, and so does the parker (below)
- * wherever it runs, so that a narrowed launch always ends.  The SMs above
+ * leaves as at a stop, and so does every worker of a helper (park 0)
+ * wherever it runs, so that the helper stream is free again for the next
+ * widening; the others go on, and so does the parker (below) wherever it
+ * runs, so that a narrowed launch always ends.  The SMs above
  * are left to other work (another process's kernels, under MPS): a share
  * of the SMs, not of the workers, since a block occupies an SM whatever
  * its neighbours.  Word 1 is a stop of every worker.  The leader
@@ -180,7 +182,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .b64 __coloc_ctl, __coloc_stopp, __coloc_slotg, __coloc_slota;\n"
 		    ".reg .b64 __coloc_host, __coloc_now, __coloc_since;\n"
 		    ".reg .pred __coloc_leader, __coloc_stopped, __coloc_done, __coloc_prev, __coloc_count, __coloc_parker;\n"
-		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear, __coloc_narrow;\n"
+		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear, __coloc_narrow, __coloc_helper;\n"
 		    ".reg .b32 __coloc_sm, __coloc_nsm;\n"
 		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
@@ -207,6 +209,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    /* The parker: worker 0's leader, in a launch that asks for one. */
 		    "ld.param.u32 __coloc_t, [__coloc_park];\n"
 		    "setp.ne.u32 __coloc_parker, __coloc_t, 0;\n"
+		    "setp.eq.u32 __coloc_helper, __coloc_t, 0;\n"
 		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
 		    "setp.eq.and.u32 __coloc_parker, __coloc_vid, 0, __coloc_parker;\n"
 		    "and.pred __coloc_parker, __coloc_parker, __coloc_leader;\n"
@@ -242,7 +245,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "@__coloc_narrow shl.b32 __coloc_sm, __coloc_sm, 10;\n"
 		    "@__coloc_narrow sub.u32 __coloc_t, __coloc_t, 1;\n"
 		    "@__coloc_narrow mul.lo.u32 __coloc_t, __coloc_t, __coloc_nsm;\n"
-		    "@__coloc_narrow setp.ge.and.u32 __coloc_stopped, __coloc_sm, __coloc_t, !__coloc_parker;\n"
+		    "@__coloc_narrow setp.ge.or.u32 __coloc_stopped, __coloc_sm, __coloc_t, __coloc_helper;\n"
+		    "and.pred __coloc_pause, __coloc_narrow, __coloc_parker;\n"
+		    "@__coloc_pause mov.pred __coloc_stopped, 0;\n"
 		    "@!__coloc_stopped mov.pred __coloc_hostclear, 0;\n"
 		    "@!__coloc_stopped mov.pred __coloc_paused, 0;\n"
 		    "and.pred __coloc_pause, __coloc_stopped, __coloc_parker;\n"

@@ -177,8 +177,16 @@ static struct ctx_state *state_new(CUcontext ctx)
 	    REAL(cuEventCreate)(&s->helpers_done, 2 /* DISABLE_TIMING */) != CUDA_SUCCESS ||
 	    stop_record_init(s) < 0) {
 		coloc_log(COLOC_LOG_WARN, "preemption: no stop record, streams or control blocks in "
-			  "this context; persistent kernels run to their end");
-		s->seg = NULL; /* kept, so that the failure is not retried at every launch */
+			  "this context; its kernels take other forms than persistent");
+		/*
+		 * Kept, so that the failure is not retried at every launch; without
+		 * its control blocks no persistent launch starts here (a stop
+		 * record that is missing or not cleared would fault or stop it).
+		 */
+		if (s->ring)
+			REAL(cuMemFree_v2)(s->ring);
+		s->ring = 0;
+		s->seg = NULL;
 	}
 	return s;
 }
@@ -323,6 +331,14 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		s->rec_next = (unsigned)(slot->record + 1) % RECORDS;
 	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+bool coloc_ptb_narrowable(void)
+{
+	/* Made here at the context's first persistent launch, as coloc_ptb_begin would. */
+	struct ctx_state *s = state_for_current();
+
+	return s && s->seg && s->ring && !__atomic_load_n(&s->shared_queue, __ATOMIC_RELAXED);
 }
 
 bool coloc_ptb_usable(void)

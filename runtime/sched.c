@@ -158,6 +158,7 @@ static struct dev_state *current_dev(void)
 
 unsigned coloc_share_units(void)
 {
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	static int resolved; /* 0: not yet; 1: share_units holds the answer */
 	CUdevice dev;
 	int mps = 0;
@@ -166,13 +167,20 @@ unsigned coloc_share_units(void)
 		return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
 	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
 		return 0;
-	if (REAL(cuDeviceGetAttribute)(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev) != CUDA_SUCCESS)
-		mps = 0;
-	__atomic_store_n(&coloc_cfg.share_units, mps == 1 ? SHARE_UNDER_MPS : 0u, __ATOMIC_RELAXED);
-	if (!__atomic_exchange_n(&resolved, 1, __ATOMIC_ACQ_REL) && mps == 1 &&
-	    coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
-		coloc_log(COLOC_LOG_INFO, "MPS: persistent kernels keep 0.7 of the SMs while a "
-			  "latency tenant is busy (COLOC_SHARE=auto; 0 stops them instead)");
+	/* Asked once: threads on other devices take the first answer. */
+	pthread_mutex_lock(&once);
+	if (!resolved) {
+		if (REAL(cuDeviceGetAttribute)(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev) !=
+		    CUDA_SUCCESS)
+			mps = 0;
+		__atomic_store_n(&coloc_cfg.share_units, mps == 1 ? SHARE_UNDER_MPS : 0u,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+		if (mps == 1 && coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+			coloc_log(COLOC_LOG_INFO, "MPS: persistent kernels keep 0.7 of the SMs while a "
+				  "latency tenant is busy (COLOC_SHARE=auto; 0 stops them instead)");
+	}
+	pthread_mutex_unlock(&once);
 	return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
 }
 
@@ -448,7 +456,9 @@ static void sched_gate(bool persistent)
 	struct dev_state *d = current_dev();
 	uint64_t start, checked;
 
-	if (!d || !d->seg || (persistent && coloc_share_units()) || !latency_busy(d->seg))
+	if (!d || !d->seg || !latency_busy(d->seg))
+		return;
+	if (persistent && coloc_share_units() && coloc_ptb_narrowable())
 		return;
 	start = checked = now_ns();
 	while (latency_busy(d->seg)) {

@@ -32,7 +32,8 @@ void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_strea
  * ones are unfinished, then while a latency tenant of the GPU is busy; end
  * marks the new one with an event.  So at most that many best-effort items
  * stand between the latency tenant and the GPU.  A `persistent` kernel does
- * not wait under COLOC_SHARE: it starts narrowed (preempt.c).
+ * not wait under COLOC_SHARE when its context has a watcher: it starts
+ * narrowed (preempt.c).
  */
 void coloc_sched_issue_begin(bool persistent);
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
@@ -106,6 +107,12 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
  * not be stopped and resumed in time, so later ones take other forms.
  */
 bool coloc_ptb_usable(void);
+/*
+ * True when the current context's persistent kernels have a watcher that
+ * narrows them (COLOC_SHARE): only then may they pass the gate while a
+ * latency tenant is busy.
+ */
+bool coloc_ptb_narrowable(void);
 
 /* ---- profile.c: which form each (kernel, geometry) runs in */
 
