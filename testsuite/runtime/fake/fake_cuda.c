@@ -12,6 +12,7 @@
  *   COLOC_FAKE_LOG              the log file (lines are appended; unset: no log)
  *   COLOC_FAKE_DEVICES          devices (default 1, at most 16)
  *   COLOC_FAKE_MPS=1            contexts are MPS clients (CU_DEVICE_ATTRIBUTE_MPS_ENABLED)
+ *   COLOC_FAKE_PRIORITY_STREAM_FAIL=1  cuStreamCreateWithPriority fails (out of memory)
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch with park = 1 runs this many blocks, then
  *                               stays resident (fake_launch.c)

@@ -73,6 +73,13 @@ CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 
 CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority)
 {
+	const char *fail = getenv("COLOC_FAKE_PRIORITY_STREAM_FAIL");
+	struct coloc_buf line;
+
+	if (fail && strcmp(fail, "1") == 0) {
+		fake_begin(&line, __func__);
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	}
 	return stream_create(__func__, stream, flags, priority, true);
 }
 
