@@ -435,19 +435,22 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 		  read ? "" : ", not read back", what[0] ? what : " nothing");
 }
 
-static void stop_all(struct ctx_state *s, uint64_t edge_ns)
+/*
+ * Takes the context's lock and writes `value` to its stop word (a stop or a
+ * narrowing); *locked: when the lock was taken.  False, with the lock
+ * released, when nothing is to be done: the context is gone, its streams
+ * share a hardware queue with the stop stream, or the word was not written.
+ */
+static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 {
-	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
-	bool any = false, left, read = true;
-
 	pthread_mutex_lock(&s->lock);
-	locked = now_ns();
+	*locked = now_ns();
 	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS) {
 		/* The context is gone (the process is ending): nothing of it runs any more. */
 		s->seg = NULL;
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_DEBUG, "preemption: context gone; its watcher stops");
-		return;
+		return false;
 	}
 	if (s->shared_queue) {
 		/*
@@ -455,13 +458,23 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		 * kernel still in flight runs to its end rather than on one worker.
 		 */
 		pthread_mutex_unlock(&s->lock);
-		return;
+		return false;
 	}
-	if (stop_set(s, 1) != CUDA_SUCCESS) { /* a stop needs the word set too */
+	if (stop_set(s, value) != CUDA_SUCCESS) { /* a stop needs the word set too */
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
-		return;
+		return false;
 	}
+	return true;
+}
+
+static void stop_all(struct ctx_state *s, uint64_t edge_ns)
+{
+	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
+	bool any = false, left, read = true;
+
+	if (!word_begin(s, 1, &locked))
+		return;
 	s->stopped = true;
 	word = now_ns();
 	/*
@@ -532,22 +545,10 @@ static void narrow_all(struct ctx_state *s)
 {
 	bool any = false;
 
-	pthread_mutex_lock(&s->lock);
-	if (REAL(cuCtxSetCurrent)(s->ctx) != CUDA_SUCCESS) {
-		s->seg = NULL;
-		pthread_mutex_unlock(&s->lock);
-		coloc_log(COLOC_LOG_DEBUG, "preemption: context gone; its watcher stops");
+	uint64_t locked;
+
+	if (!word_begin(s, 1 + coloc_share_units(), &locked))
 		return;
-	}
-	if (s->shared_queue) {
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
-	if (stop_set(s, 1 + coloc_share_units()) != CUDA_SUCCESS) {
-		pthread_mutex_unlock(&s->lock);
-		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
-		return;
-	}
 	s->stopped = s->narrowed = true;
 	for (unsigned n = 0; n < RECORDS; n++)
 		any |= !record_complete(&s->rec[n]);
