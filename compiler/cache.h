@@ -25,9 +25,10 @@
  * variants compiled for an older contract are never launched with a newer
  * one's parameters.  2: ptb's park, slot_base and stop parameters.  3: ptb's
  * stop record with a host copy, and a parker that pauses.  4: a stop word
- * above 1 narrows a ptb launch instead of stopping it.
+ * above 1 narrows a ptb launch instead of stopping it.  5: variants that
+ * lost occupancy to ptxas are compiled with register caps (regcap.h).
  */
-#define COLOC_CACHE_FORMAT 4
+#define COLOC_CACHE_FORMAT 5
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

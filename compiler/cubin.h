@@ -22,6 +22,7 @@ enum coloc_eiattr {
 	COLOC_EIATTR_KPARAM_INFO = 0x17,         /* one parameter: ordinal, offset, size */
 	COLOC_EIATTR_CBANK_PARAM_SIZE = 0x19,    /* bytes of parameters */
 	COLOC_EIATTR_COOP_GROUP_INSTR_OFFSETS = 0x28, /* grid-wide synchronization sites */
+	COLOC_EIATTR_REGCOUNT = 0x2f,            /* in .nv.info: symbol index, registers */
 	COLOC_EIATTR_CTA_PER_CLUSTER = 0x3d,     /* __cluster_dims__ x, y, z */
 	COLOC_EIATTR_EXPLICIT_CLUSTER = 0x3e,    /* compiled for clusters */
 	COLOC_EIATTR_MAX_CLUSTER_RANK = 0x3f,    /* .maxclusterrank */
@@ -44,6 +45,7 @@ struct coloc_cubin_kernel {
 	bool cooperative;       /* synchronizes the grid: needs a cooperative launch */
 	uint32_t max_threads[3]; /* 0 when unbounded */
 	uint32_t req_threads[3]; /* .reqntid; 0 when not required */
+	uint32_t registers;      /* per thread (EIATTR_REGCOUNT); 0 when the cubin does not say */
 };
 
 struct coloc_cubin {

@@ -16,6 +16,8 @@ struct coloc_kernel_fns {
 	struct coloc_kernel_fns *next;
 	CUcontext ctx;
 	CUfunction fn[VARIANT_FORMS]; /* NULL: not made, or not found in the loaded module */
+	CUfunction ptb_capped;        /* the persistent form at its original's occupancy
+				       * (regcap.h), or NULL when it needs none */
 	unsigned attrs_applied;       /* attribute generation last applied to fn[] */
 };
 
@@ -69,6 +71,7 @@ struct coloc_module {
 		struct coloc_variant_module *next;
 		CUcontext ctx;
 		CUmodule module; /* NULL: loading failed in this context */
+		bool capped;     /* has register-capped persistent variants (regcap.h) */
 	} *loaded;
 	unsigned refs;        /* handles that name it */
 	char key[65];         /* its cache key once asked for (coloc_module_key), else "" */

@@ -6,7 +6,9 @@
  *
  *   ptb    W persistent workers (as many as fit on the device at once, or
  *          COLOC_FORM=ptb:W) on the application's stream, after a 4-byte
- *          memset that zeroes the launch's control block there.
+ *          memset that zeroes the launch's control block there; its
+ *          register-capped copy (passes/regcap.h) when the grid has more
+ *          blocks than the uncapped form's workers hold at once.
  *   slice  the grid cut into slices (one wave of the device each, or
  *          COLOC_FORM=slice:N; runtime/plan.c), launched one after another
  *          on the application's stream.
@@ -242,9 +244,11 @@ static uint64_t blocks_of(struct coloc_dim3 g)
 	return (uint64_t)g.x * g.y * g.z;
 }
 
-static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUfunction fn,
-			unsigned workers, struct coloc_probe *probe, unsigned *units, const char **why)
+static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
+			const struct coloc_kernel_fns *fns, unsigned workers,
+			struct coloc_probe *probe, unsigned *units, const char **why)
 {
+	CUfunction fn = fns->fn[VARIANT_PTB];
 	struct params p;
 	struct coloc_ptb_slot slot;
 	struct ptb_values v;
@@ -255,6 +259,21 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k, CUf
 
 	if (params_build(&p, l, k, why) < 0)
 		return CUDA_ERROR_NOT_SUPPORTED;
+	if (fns->ptb_capped) {
+		/*
+		 * The capped copy holds the original's blocks per SM but may
+		 * spill: only worth it when the workers run more than one round.
+		 */
+		unsigned wave = device_wave(fn, l);
+
+		if (wave && blocks_of(l->grid) > wave) {
+			fn = fns->ptb_capped;
+			if (!workers)
+				workers = device_wave(fn, l);
+		} else if (!workers) {
+			workers = wave;
+		}
+	}
 	if (!workers)
 		workers = device_wave(fn, l);
 	if (!workers) {
@@ -452,7 +471,7 @@ static CUresult launch_best_effort(const struct launch *l)
 		goto out;
 	}
 	rc = run.form == VARIANT_PTB ?
-		     run_ptb(l, k, fns->fn[VARIANT_PTB], run.param, probe, &units, &why) :
+		     run_ptb(l, k, fns, run.param, probe, &units, &why) :
 		     run_sliced(l, k, fns->fn[VARIANT_SLICE], run.param, probe, &units, &why);
 	coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, units);
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */

@@ -39,6 +39,7 @@
 #include "diag.h"
 #include "pass.h"
 #include "ptx.h"
+#include "regcap.h"
 #include "scheduler.h"
 
 static const enum pass_form pass_forms[VARIANT_FORMS] = {
@@ -62,6 +63,14 @@ static void diag_to_log(void *ctx, enum coloc_diag_level level, const char *line
 {
 	(void)ctx;
 	coloc_log(level == COLOC_DIAG_ERROR ? COLOC_LOG_WARN : COLOC_LOG_DEBUG, "%s", line);
+}
+
+/* For what only decides an optimization: nothing above debug. */
+static void diag_to_debug(void *ctx, enum coloc_diag_level level, const char *line)
+{
+	(void)ctx;
+	(void)level;
+	coloc_log(COLOC_LOG_DEBUG, "%s", line);
 }
 
 static int kernel_info_fill(struct coloc_kernel_info *ki, const struct pass_kernel *k)
@@ -301,41 +310,121 @@ static void cache_store(const struct coloc_module *m, const void *cubin, size_t 
 	coloc_buf_release(&keytxt);
 }
 
-/* Compiles the transformed PTX with the driver's linker. */
-static int compile(struct coloc_module *m, struct coloc_buf *cubin)
+/* The driver's linker on PTX; `log` gets the first line of its error log. */
+static CUresult link_ptx(const struct coloc_buf *ptx, struct coloc_buf *cubin, char *log,
+			 size_t logsize)
 {
-	char log[4096] = "";
 	CUjit_option opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *vals[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	void *vals[2] = { log, (void *)(uintptr_t)logsize };
 	CUlinkState state = NULL;
 	void *out = NULL;
 	size_t size = 0;
 	CUresult rc;
 
+	log[0] = '\0';
 	rc = REAL(cuLinkCreate_v2)(2, opts, vals, &state);
 	if (rc == CUDA_SUCCESS)
-		rc = REAL(cuLinkAddData_v2)(state, CU_JIT_INPUT_PTX, m->variant_ptx.data,
-					    m->variant_ptx.len + 1,
+		rc = REAL(cuLinkAddData_v2)(state, CU_JIT_INPUT_PTX, ptx->data, ptx->len + 1,
 					    "colocc-variants.ptx", 0, NULL, NULL);
 	if (rc == CUDA_SUCCESS)
 		rc = REAL(cuLinkComplete)(state, &out, &size);
 	if (rc == CUDA_SUCCESS) {
 		coloc_buf_init(cubin);
 		coloc_buf_put(cubin, out, size);
+		if (cubin->failed) {
+			coloc_buf_release(cubin);
+			rc = CUDA_ERROR_OUT_OF_MEMORY;
+		}
 	}
 	if (state)
 		REAL(cuLinkDestroy)(state);
+	log[logsize - 1] = '\0';
+	log[strcspn(log, "\n")] = '\0';
+	return rc;
+}
+
+/*
+ * Variants that lost occupancy to ptxas (regcap.h) are compiled again with
+ * .maxnreg at their original's limit; m->variant_ptx and *cubin become the
+ * capped ones.  When that fails, the first compile stands, and the log says so.
+ */
+static void cap_registers(struct coloc_module *m, struct coloc_buf *cubin)
+{
+	struct coloc_arena arena;
+	struct coloc_diag diag;
+	struct coloc_cubin cb;
+	struct coloc_buf ptx, capped;
+	struct pass_regcap *caps;
+	char log[4096];
+	CUresult rc;
+	int n;
+
+	coloc_arena_init(&arena);
+	coloc_diag_init(&diag, m->origin, NULL);
+	diag.emit = diag_to_debug; /* a cubin colocc cannot read only means no caps */
+	if (coloc_cubin_read(&cb, &arena, cubin->data, cubin->len, &diag) < 0 ||
+	    (n = pass_regcap_plan(&cb, &arena, &caps)) <= 0)
+		goto out;
+	if (pass_regcap_ptx(m->variant_ptx.data, m->variant_ptx.len, m->origin, caps, (size_t)n,
+			    &ptx, &diag) <= 0) {
+		coloc_log(COLOC_LOG_WARN, "%s: %d variants take more registers than their originals "
+			  "and could not be capped; they run at lower occupancy", m->origin, n);
+		goto out;
+	}
+	rc = link_ptx(&ptx, &capped, log, sizeof(log));
+	if (rc != CUDA_SUCCESS) {
+		coloc_log(COLOC_LOG_WARN, "%s: the driver could not compile %d variants with their "
+			  "originals' registers (error %d%s%.400s); they run at lower occupancy",
+			  m->origin, n, rc, log[0] ? ": " : "", log);
+		coloc_buf_release(&ptx);
+		goto out;
+	}
+	coloc_log(COLOC_LOG_INFO, "%s: %d variants capped at their originals' registers, e.g. "
+		  "'%s' at %u (it took %u, its original %u)", m->origin, n, caps[0].variant,
+		  caps[0].cap, caps[0].used, caps[0].original);
+	coloc_buf_release(&m->variant_ptx);
+	m->variant_ptx = ptx;
+	coloc_buf_release(cubin);
+	*cubin = capped;
+out:
+	coloc_arena_release(&arena);
+}
+
+/* Compiles the transformed PTX with the driver's linker. */
+static int compile(struct coloc_module *m, struct coloc_buf *cubin)
+{
+	char log[4096];
+	CUresult rc = link_ptx(&m->variant_ptx, cubin, log, sizeof(log));
+
 	if (rc != CUDA_SUCCESS) {
 		char why[600];
 
-		log[sizeof(log) - 1] = '\0';
-		log[strcspn(log, "\n")] = '\0';
 		snprintf(why, sizeof(why), "the driver could not compile its variants (error %d%s%.400s)",
 			 rc, log[0] ? ": " : "", log);
 		fail(m, "%s", why);
 		return -1;
 	}
-	return cubin->failed ? -1 : 0;
+	cap_registers(m, cubin);
+	return 0;
+}
+
+/* Whether a compiled module has register-capped copies (regcap.h). */
+static bool has_capped(const struct coloc_buf *cubin)
+{
+	struct coloc_arena arena;
+	struct coloc_diag diag;
+	struct coloc_cubin cb;
+	bool any = false;
+
+	coloc_arena_init(&arena);
+	coloc_diag_init(&diag, "compiled variants", NULL);
+	diag.emit = diag_to_debug;
+	if (coloc_cubin_read(&cb, &arena, cubin->data, cubin->len, &diag) == 0)
+		for (size_t i = 0; i < cb.nkernels && !any; i++)
+			any = strncmp(cb.kernels[i].name, PASS_REGCAP_PREFIX,
+				      strlen(PASS_REGCAP_PREFIX)) == 0;
+	coloc_arena_release(&arena);
+	return any;
 }
 
 /* Loads the module's variants into `ctx` (once). */
@@ -361,6 +450,7 @@ static struct coloc_variant_module *load_in(struct coloc_module *m, CUcontext ct
 		cache_store(m, cubin.data, cubin.len);
 	}
 	rc = REAL(cuModuleLoadData)(&v->module, cubin.data);
+	v->capped = rc == CUDA_SUCCESS && has_capped(&cubin);
 	coloc_buf_release(&cubin);
 	if (rc != CUDA_SUCCESS) {
 		char why[64];
@@ -376,21 +466,25 @@ static struct coloc_variant_module *load_in(struct coloc_module *m, CUcontext ct
 	return v;
 }
 
+static void apply_attrs_to(struct coloc_kernel_info *k, CUfunction fn, const char *form)
+{
+	for (int a = 0; a < CU_FUNC_ATTRIBUTE_MAX; a++)
+		if (k->attr_set & (1u << a) && REAL(cuFuncSetAttribute)(fn, a, k->attr[a]) != CUDA_SUCCESS)
+			coloc_log(COLOC_LOG_WARN, "kernel '%s': attribute %d could not be set on its %s "
+				  "form", k->name, a, form);
+	if (k->cache_config_set)
+		REAL(cuFuncSetCacheConfig)(fn, k->cache_config);
+}
+
 static void apply_attrs(struct coloc_kernel_info *k, struct coloc_kernel_fns *f)
 {
 	if (f->attrs_applied == k->attrs_generation)
 		return;
-	for (int i = 0; i < VARIANT_FORMS; i++) {
-		if (!f->fn[i])
-			continue;
-		for (int a = 0; a < CU_FUNC_ATTRIBUTE_MAX; a++)
-			if (k->attr_set & (1u << a) &&
-			    REAL(cuFuncSetAttribute)(f->fn[i], a, k->attr[a]) != CUDA_SUCCESS)
-				coloc_log(COLOC_LOG_WARN, "kernel '%s': attribute %d could not be set "
-					  "on its %s form", k->name, a, k->variant[i]);
-		if (k->cache_config_set)
-			REAL(cuFuncSetCacheConfig)(f->fn[i], k->cache_config);
-	}
+	for (int i = 0; i < VARIANT_FORMS; i++)
+		if (f->fn[i])
+			apply_attrs_to(k, f->fn[i], k->variant[i]);
+	if (f->ptb_capped)
+		apply_attrs_to(k, f->ptb_capped, "register-capped persistent");
 	f->attrs_applied = k->attrs_generation;
 }
 
@@ -429,6 +523,15 @@ struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *
 			    REAL(cuModuleGetFunction)(&f->fn[i], v->module, k->variant[i]) != CUDA_SUCCESS)
 				coloc_log(COLOC_LOG_WARN, "kernel '%s': its %s form is missing from the "
 					  "compiled variants", k->name, k->variant[i]);
+		if (f->fn[VARIANT_PTB] && v->capped) {
+			char capped[4096];
+
+			/* Only where the compile made one (regcap.h): absent is normal. */
+			snprintf(capped, sizeof(capped), "%s%s", PASS_REGCAP_PREFIX,
+				 k->variant[VARIANT_PTB] + strlen(COLOC_PREFIX));
+			if (REAL(cuModuleGetFunction)(&f->ptb_capped, v->module, capped) != CUDA_SUCCESS)
+				f->ptb_capped = NULL;
+		}
 		f->attrs_applied = (unsigned)-1;
 		f->next = k->fns;
 		k->fns = f;

@@ -591,6 +591,36 @@ static void spin_us(double us)
 }
 
 /*
+ * One persistent run from fresh inputs with `workers` workers, narrowed from
+ * its start to about half the SMs (with a parker) when `narrowed`, checked
+ * against the original as FORM/W or FORM-narrow/W; returns its span in us.
+ */
+static double ptb_fixed_run(CUfunction f, struct kcase *c, CUdeviceptr ctl, unsigned workers,
+			    int narrowed, const char *form)
+{
+	char name[64], extra[64];
+	struct args a;
+	double t0, span;
+
+	upload(c);
+	ptb_reset(ctl, stream);
+	if (narrowed)
+		CK(cuMemsetD32Async(stop_word, 1 + 512, 1, stream));
+	CK(cuStreamSynchronize(stream));
+	ptb_args(&a, c, ctl, narrowed, 0);
+	t0 = now_us();
+	launch(f, workers, 1, 1, c, &a, stream);
+	wait_stream(stream, opt.wait_limit_us);
+	span = now_us() - t0;
+	CK(cuMemsetD32(stop_word, 0, 1));
+	download(c, 0);
+	snprintf(name, sizeof(name), "%s%s/%u", form, narrowed ? "-narrow" : "", workers);
+	snprintf(extra, sizeof(extra), "%.0f us", span);
+	check(c, name, extra);
+	return span;
+}
+
+/*
  * Runs the persistent kernel to completion, stopping it at random intervals;
  * returns the number of stop/resume cycles.
  */
@@ -732,7 +762,7 @@ static double pct(double *v, unsigned n, double p)
 
 static void run_case(CUmodule mod, struct kcase *c)
 {
-	CUfunction orig, fslice = NULL, fptb = NULL;
+	CUfunction orig, fslice = NULL, fptb = NULL, fcap = NULL;
 	char name[400];
 	unsigned i, s;
 	CUdeviceptr ctl;
@@ -749,6 +779,10 @@ static void run_case(CUmodule mod, struct kcase *c)
 	snprintf(name, sizeof(name), "__coloc_ptb_%s", c->kernel);
 	if (cuModuleGetFunction(&fptb, mod, name) != CUDA_SUCCESS)
 		fptb = NULL;
+	/* Present where --aot capped the persistent form's registers (passes/regcap.h). */
+	snprintf(name, sizeof(name), "__coloc_cap_ptb_%s", c->kernel);
+	if (cuModuleGetFunction(&fcap, mod, name) != CUDA_SUCCESS)
+		fcap = NULL;
 	if (!fslice && !c->no_slice)
 		result(c, "slice", 0, "colocc did not produce a sliced variant");
 	if (!fptb && !c->no_ptb)
@@ -771,6 +805,12 @@ static void run_case(CUmodule mod, struct kcase *c)
 			result(c, "ptb", 0, "the persistent variant cannot take %u bytes of dynamic shared memory",
 			       c->smem);
 			fptb = NULL;
+		}
+		if (fcap && cuFuncSetAttribute(fcap, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					       (int)c->smem) != CUDA_SUCCESS) {
+			result(c, "ptb-cap", 0, "the capped persistent variant cannot take %u bytes of "
+			       "dynamic shared memory", c->smem);
+			fcap = NULL;
 		}
 	}
 
@@ -832,26 +872,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 		unsigned cycles = 0, runs = 0, parked = 0;
 
 		/* The fourth run is narrowed from its start to about half its workers, with a parker. */
-		for (s = opt.quick ? 1u : 0u; s < 4u; s++) {
-			struct args a;
-			double t0;
-
-			upload(c);
-			ptb_reset(ctl, stream);
-			if (s == 3)
-				CK(cuMemsetD32Async(stop_word, 1 + 512, 1, stream));
-			CK(cuStreamSynchronize(stream));
-			ptb_args(&a, c, ctl, s == 3, 0);
-			t0 = now_us();
-			launch(fptb, workers[s], 1, 1, c, &a, stream);
-			wait_stream(stream, opt.wait_limit_us);
-			span[s] = now_us() - t0;
-			CK(cuMemsetD32(stop_word, 0, 1));
-			download(c, 0);
-			snprintf(name, sizeof(name), s == 3 ? "ptb-narrow/%u" : "ptb/%u", workers[s]);
-			snprintf(extra, sizeof(extra), "%.0f us", span[s]);
-			check(c, name, extra);
-		}
+		for (s = opt.quick ? 1u : 0u; s < 4u; s++)
+			span[s] = ptb_fixed_run(fptb, c, ctl, workers[s], s == 3, "ptb");
 		/*
 		 * The storm, repeated from the same inputs until enough stops
 		 * happened: a single worker mostly (the longest run, so the most
@@ -905,6 +927,32 @@ static void run_case(CUmodule mod, struct kcase *c)
 			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs, "
 			       "every run equal to the original%s", cycles, parked,
 			       runs, c->exactly_once ? ", every virtual block ran exactly once" : "");
+	}
+
+	if (fcap) {
+		/* The capped copy: the same runs with its own wave, and a short storm. */
+		unsigned wmax = ptb_max_workers(fcap, c), got = 0, runs = 0, bad = 0;
+		double span = ptb_fixed_run(fcap, c, ctl, 1, 0, "ptb-cap");
+
+		if (!opt.quick) {
+			ptb_fixed_run(fcap, c, ctl, wmax, 0, "ptb-cap");
+			ptb_fixed_run(fcap, c, ctl, wmax, 1, "ptb-cap");
+		}
+		while (!opt.quick && got < opt.storm_cycles / 4 && runs < 200) {
+			upload(c);
+			got += run_ptb_storm(fcap, c, 1, ctl, opt.storm_cycles / 4 - got,
+					     span > 1 ? span : 1);
+			download(c, 0);
+			runs++;
+			if (!quiet_ok(c)) {
+				bad++;
+				check(c, "ptb-cap-storm/1", "stop/resume");
+			}
+		}
+		if (!opt.quick)
+			result(c, "ptb-cap-storm", !bad && got >= opt.storm_cycles / 4,
+			       "%u stop/resume cycles in %u runs of "
+			       "the register-capped form, every run equal to the original", got, runs);
 	}
 
 	if (opt.timing) {

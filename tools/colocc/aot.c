@@ -11,7 +11,10 @@
  * CACHE/.tmp-<key>-<pid>.  When one finishes, its cubin and PTX are packed
  * into module.fatbin and the directory is renamed into place, so a reader
  * sees an entry whole or not at all, and two colocc runs filling one cache
- * at once both succeed (the second rename finds the entry there).
+ * at once both succeed (the second rename finds the entry there).  When the
+ * first cubin shows variants that take more registers than their originals'
+ * occupancy allows, ptxas runs once more on the PTX with register caps
+ * (regcap.h); the entry keeps the capped PTX.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -29,6 +32,7 @@
 #include "coloc/version.h"
 #include "fatbin.h"
 #include "pass.h"
+#include "regcap.h"
 
 extern char **environ;
 
@@ -53,6 +57,9 @@ struct aot_job {
 	char *origin;
 	struct coloc_target ptx_target; /* the PTX's own .target, for the fatbin */
 	bool kept;                      /* failed, and moved to CACHE/.failed */
+	bool capped;                    /* ptxas runs again, on register caps */
+	char *options;                  /* the entry's ptxas options, for that run */
+	size_t options_len;
 	size_t kernels, sliced, persistent, refused;
 };
 
@@ -295,10 +302,70 @@ static void keep_failed(struct aot *a, struct aot_job *j, struct coloc_buf *log)
 	memcpy(j->tmp, dest, sizeof(dest));
 }
 
+/*
+ * After the first ptxas of an entry: variants whose registers cost them
+ * occupancy get .maxnreg, and ptxas starts again.  Returns 1 when it did,
+ * 0 when no variant needs it, -1 after a diagnostic.
+ */
+static int recompile_capped(struct aot *a, struct aot_job *j, struct coloc_diag *diag)
+{
+	struct coloc_buf cubin, ptx, capped;
+	struct coloc_arena arena;
+	struct coloc_cubin cb;
+	struct pass_regcap *caps;
+	char path[AOT_PATH];
+	int n, rc = -1;
+
+	coloc_buf_init(&cubin);
+	coloc_buf_init(&ptx);
+	coloc_buf_init(&capped);
+	coloc_arena_init(&arena);
+	join(path, j->tmp, "module.cubin");
+	if (coloc_buf_read_file(&cubin, path) < 0) {
+		coloc_error(diag, PTX_NOLOC, "cannot read back what ptxas wrote in '%s'", j->tmp);
+		goto out;
+	}
+	if (coloc_cubin_read(&cb, &arena, cubin.data, cubin.len, diag) < 0)
+		goto out;
+	n = pass_regcap_plan(&cb, &arena, &caps);
+	if (n <= 0) {
+		rc = n < 0 ? -1 : 0;
+		if (n < 0)
+			coloc_error(diag, PTX_NOLOC, "out of memory");
+		goto out;
+	}
+	join(path, j->tmp, "module.ptx");
+	if (coloc_buf_read_file(&ptx, path) < 0) {
+		coloc_error(diag, PTX_NOLOC, "cannot read back '%s'", path);
+		goto out;
+	}
+	if (pass_regcap_ptx(ptx.data, ptx.len, j->origin, caps, (size_t)n, &capped, diag) < 0 ||
+	    write_file(path, capped.data, capped.len, diag) < 0)
+		goto out;
+	if (a->o.verbose)
+		printf("%s: %.16s: %d variants capped at their originals' registers, e.g. %s at %u "
+		       "(it took %u, its original %u)\n", j->origin, j->key, n, caps[0].variant,
+		       caps[0].cap, caps[0].used, caps[0].original);
+	j->capped = true;
+	a->running--; /* ptxas_start counts the new process */
+	if (ptxas_start(a, j, j->options, j->options_len, diag) < 0) {
+		a->running++;
+		goto out;
+	}
+	rc = 1;
+out:
+	coloc_arena_release(&arena);
+	coloc_buf_release(&cubin);
+	coloc_buf_release(&ptx);
+	coloc_buf_release(&capped);
+	return rc;
+}
+
 /* A ptxas process ended: finish its entry, or report why not. */
 static void job_complete(struct aot *a, struct aot_job *j, int status)
 {
 	struct coloc_diag diag;
+	int capped = 0;
 	char final[AOT_PATH], log[AOT_PATH];
 
 	coloc_diag_init(&diag, j->origin, stderr);
@@ -317,7 +384,9 @@ static void job_complete(struct aot *a, struct aot_job *j, int status)
 			    j->kept ? ", which is kept in " : "", j->kept ? j->tmp : "",
 			    coloc_buf_cstr(&msg) ? msg.data : "");
 		coloc_buf_release(&msg);
-	} else if (write_fatbin(a, j, &diag) == 0) {
+	} else if (!j->capped && (capped = recompile_capped(a, j, &diag)) == 1) {
+		return; /* completes when that ptxas ends */
+	} else if (capped == 0 && write_fatbin(a, j, &diag) == 0) {
 		struct stat sb;
 
 		/* ptxas's warnings stay with the entry; an empty log goes. */
@@ -348,7 +417,9 @@ static void job_complete(struct aot *a, struct aot_job *j, int status)
 	if (!j->kept && is_dir(j->tmp))
 		remove_entry_dir(j->tmp);
 	free(j->origin);
+	free(j->options);
 	j->origin = NULL;
+	j->options = NULL;
 	j->pid = 0;
 	a->running--;
 }
@@ -520,7 +591,12 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 	if (write_file(path, keytxt.data, keytxt.len, diag) < 0)
 		goto fail;
 	j->origin = strdup(origin);
-	if (!j->origin) {
+	j->options = malloc(options_len + 1);
+	if (j->options) {
+		memcpy(j->options, options ? options : "", options_len);
+		j->options_len = options_len;
+	}
+	if (!j->origin || !j->options) {
 		coloc_error(diag, PTX_NOLOC, "out of memory");
 		goto fail;
 	}
@@ -530,7 +606,9 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 	goto out;
 fail:
 	free(j->origin);
+	free(j->options);
 	j->origin = NULL;
+	j->options = NULL;
 	remove_entry_dir(j->tmp);
 out:
 	diag->nerrors += quiet.nerrors;
