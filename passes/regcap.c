@@ -130,7 +130,7 @@ static int cap_entry(struct ptx_module *m, struct ptx_stmt *s, unsigned cap)
 }
 
 int pass_regcap_ptx(const char *ptx, size_t len, const char *origin,
-		    const struct pass_regcap *caps, size_t ncaps, struct coloc_buf *out,
+		    struct pass_regcap *caps, size_t ncaps, struct coloc_buf *out,
 		    struct coloc_diag *diag)
 {
 	struct ptx_module *m = ptx_parse(ptx, len, origin, diag);
@@ -154,6 +154,7 @@ int pass_regcap_ptx(const char *ptx, size_t len, const char *origin,
 			break;
 		}
 		changed += rc;
+		c->made = rc > 0;
 		if (rc)
 			s = s->next; /* past the copy */
 	}

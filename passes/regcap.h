@@ -25,6 +25,7 @@
 #ifndef COLOC_REGCAP_H
 #define COLOC_REGCAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "buf.h"
@@ -36,6 +37,7 @@ struct pass_regcap {
 	unsigned used;       /* its registers per thread */
 	unsigned original;   /* its original's */
 	unsigned cap;        /* the limit it gets */
+	bool made;           /* pass_regcap_ptx made its copy */
 };
 
 /* The register limit that keeps an original's occupancy, for its variants. */
@@ -54,11 +56,12 @@ int pass_regcap_plan(const struct coloc_cubin *cb, struct coloc_arena *arena,
 
 /*
  * The module's PTX again with a capped copy of every entry of caps (sorted
- * by name, as pass_regcap_plan gives them) after it, in *out.  Returns how
- * many copies were made, or a negative errno after a diagnostic.
+ * by name, as pass_regcap_plan gives them) after it, in *out; marks each
+ * copy made.  Returns how many copies were made, or a negative errno after a
+ * diagnostic.
  */
 int pass_regcap_ptx(const char *ptx, size_t len, const char *origin,
-		    const struct pass_regcap *caps, size_t ncaps, struct coloc_buf *out,
+		    struct pass_regcap *caps, size_t ncaps, struct coloc_buf *out,
 		    struct coloc_diag *diag);
 
 #endif

@@ -357,7 +357,7 @@ static void cap_registers(struct coloc_module *m, struct coloc_buf *cubin)
 	struct pass_regcap *caps;
 	char log[4096];
 	CUresult rc;
-	int n;
+	int n, made;
 
 	coloc_arena_init(&arena);
 	coloc_diag_init(&diag, m->origin, NULL);
@@ -365,23 +365,28 @@ static void cap_registers(struct coloc_module *m, struct coloc_buf *cubin)
 	if (coloc_cubin_read(&cb, &arena, cubin->data, cubin->len, &diag) < 0 ||
 	    (n = pass_regcap_plan(&cb, &arena, &caps)) <= 0)
 		goto out;
-	if (pass_regcap_ptx(m->variant_ptx.data, m->variant_ptx.len, m->origin, caps, (size_t)n,
-			    &ptx, &diag) <= 0) {
-		coloc_log(COLOC_LOG_WARN, "%s: %d variants take more registers than their originals "
-			  "and could not be capped; they run at lower occupancy", m->origin, n);
+	made = pass_regcap_ptx(m->variant_ptx.data, m->variant_ptx.len, m->origin, caps,
+			       (size_t)n, &ptx, &diag);
+	if (made <= 0) {
+		if (made < 0)
+			coloc_log(COLOC_LOG_WARN, "%s: persistent variants that take more registers "
+				  "than their originals could not be capped; they run at lower "
+				  "occupancy", m->origin);
 		goto out;
 	}
 	rc = link_ptx(&ptx, &capped, log, sizeof(log));
 	if (rc != CUDA_SUCCESS) {
-		coloc_log(COLOC_LOG_WARN, "%s: the driver could not compile %d variants with their "
-			  "originals' registers (error %d%s%.400s); they run at lower occupancy",
-			  m->origin, n, rc, log[0] ? ": " : "", log);
+		coloc_log(COLOC_LOG_WARN, "%s: the driver could not compile %d register-capped "
+			  "persistent variants (error %d%s%.400s); they run at lower occupancy",
+			  m->origin, made, rc, log[0] ? ": " : "", log);
 		coloc_buf_release(&ptx);
 		goto out;
 	}
-	coloc_log(COLOC_LOG_INFO, "%s: %d variants capped at their originals' registers, e.g. "
-		  "'%s' at %u (it took %u, its original %u)", m->origin, n, caps[0].variant,
-		  caps[0].cap, caps[0].used, caps[0].original);
+	for (int i = 0; i < n; i++)
+		if (caps[i].made)
+			coloc_log(COLOC_LOG_INFO, "%s: '%s' capped at %u registers (it took %u, its "
+				  "original %u)", m->origin, caps[i].variant, caps[i].cap,
+				  caps[i].used, caps[i].original);
 	coloc_buf_release(&m->variant_ptx);
 	m->variant_ptx = ptx;
 	coloc_buf_release(cubin);

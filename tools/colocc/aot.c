@@ -314,7 +314,7 @@ static int recompile_capped(struct aot *a, struct aot_job *j, struct coloc_diag 
 	struct coloc_cubin cb;
 	struct pass_regcap *caps;
 	char path[AOT_PATH];
-	int n, rc = -1;
+	int n, made, rc = -1;
 
 	coloc_buf_init(&cubin);
 	coloc_buf_init(&ptx);
@@ -339,13 +339,18 @@ static int recompile_capped(struct aot *a, struct aot_job *j, struct coloc_diag 
 		coloc_error(diag, PTX_NOLOC, "cannot read back '%s'", path);
 		goto out;
 	}
-	if (pass_regcap_ptx(ptx.data, ptx.len, j->origin, caps, (size_t)n, &capped, diag) < 0 ||
-	    write_file(path, capped.data, capped.len, diag) < 0)
+	made = pass_regcap_ptx(ptx.data, ptx.len, j->origin, caps, (size_t)n, &capped, diag);
+	if (made <= 0) {
+		rc = made < 0 ? -1 : 0;
 		goto out;
-	if (a->o.verbose)
-		printf("%s: %.16s: %d variants capped at their originals' registers, e.g. %s at %u "
-		       "(it took %u, its original %u)\n", j->origin, j->key, n, caps[0].variant,
-		       caps[0].cap, caps[0].used, caps[0].original);
+	}
+	if (write_file(path, capped.data, capped.len, diag) < 0)
+		goto out;
+	for (int i = 0; a->o.verbose && i < n; i++)
+		if (caps[i].made)
+			printf("%s: %.16s: %s capped at %u registers (it took %u, its original %u)\n",
+			       j->origin, j->key, caps[i].variant, caps[i].cap, caps[i].used,
+			       caps[i].original);
 	j->capped = true;
 	a->running--; /* ptxas_start counts the new process */
 	if (ptxas_start(a, j, j->options, j->options_len, diag) < 0) {

@@ -8,6 +8,7 @@
  *                                     wrapper API: v1 reads its first
  *                                     container, v2 the others as prelinked
  *   fatbin-tool contents FILE N OUT   write entry N's contents to OUT
+ *   fatbin-tool regs CUBIN            each kernel's registers per thread
  *   fatbin-tool write OUT IMAGE...    write one container; IMAGE is
  *                                     KIND:ARCH[:COMPRESSION]:FILE with KIND
  *                                     ptx or elf, ARCH like sm_90a, and
@@ -25,7 +26,7 @@
 static int usage(void)
 {
 	fputs("usage: fatbin-tool dump FILE | wrap [--v2] FILE | contents FILE N OUT |\n"
-	      "       write OUT KIND:ARCH[:COMPRESSION]:FILE...\n", stderr);
+	      "       regs CUBIN | write OUT KIND:ARCH[:COMPRESSION]:FILE...\n", stderr);
 	return 2;
 }
 
@@ -265,6 +266,18 @@ int main(int argc, char **argv)
 		if (coloc_buf_read_file(&in, argv[2]) == 0 &&
 		    coloc_fatbin_read_image(&fb, in.data ? in.data : "", in.len, &diag) == 0)
 			rc = dump(&fb, &diag);
+	} else if (strcmp(argv[1], "regs") == 0 && argc == 3) {
+		struct coloc_arena arena;
+		struct coloc_cubin cubin;
+
+		coloc_arena_init(&arena);
+		if (coloc_buf_read_file(&in, argv[2]) == 0 &&
+		    coloc_cubin_read(&cubin, &arena, in.data, in.len, &diag) == 0) {
+			for (size_t i = 0; i < cubin.nkernels; i++)
+				printf("%s regs=%u\n", cubin.kernels[i].name, cubin.kernels[i].registers);
+			rc = 0;
+		}
+		coloc_arena_release(&arena);
 	} else if (strcmp(argv[1], "contents") == 0 && argc == 5) {
 		const unsigned char *data;
 		size_t len, n = strtoul(argv[3], NULL, 10);
