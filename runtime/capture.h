@@ -18,6 +18,9 @@ struct coloc_kernel_fns {
 	CUfunction fn[VARIANT_FORMS]; /* NULL: not made, or not found in the loaded module */
 	CUfunction ptb_capped;        /* the persistent form at its original's occupancy
 				       * (regcap.h), or NULL when it needs none */
+	/* The device's wave for the persistent form [0] and its capped copy [1] at the
+	 * last block shape asked: (threads | dynamic shared memory << 11) << 32 | wave. */
+	uint64_t wave_memo[2];
 	unsigned attrs_applied;       /* attribute generation last applied to fn[] */
 };
 

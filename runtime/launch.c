@@ -244,8 +244,24 @@ static uint64_t blocks_of(struct coloc_dim3 g)
 	return (uint64_t)g.x * g.y * g.z;
 }
 
+/* device_wave, remembered per persistent function for the last block shape launched. */
+static unsigned ptb_wave(struct coloc_kernel_fns *fns, int capped, const struct launch *l)
+{
+	uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
+	uint64_t key = (threads | (uint64_t)l->shmem << 11) + 1, memo;
+	unsigned wave;
+
+	memo = __atomic_load_n(&fns->wave_memo[capped], __ATOMIC_RELAXED);
+	if (memo >> 32 == key)
+		return (unsigned)memo;
+	wave = device_wave(capped ? fns->ptb_capped : fns->fn[VARIANT_PTB], l);
+	if (wave && key < (1ull << 32))
+		__atomic_store_n(&fns->wave_memo[capped], key << 32 | wave, __ATOMIC_RELAXED);
+	return wave;
+}
+
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
-			const struct coloc_kernel_fns *fns, unsigned workers,
+			struct coloc_kernel_fns *fns, unsigned workers,
 			struct coloc_probe *probe, unsigned *units, const char **why)
 {
 	CUfunction fn = fns->fn[VARIANT_PTB];
@@ -264,18 +280,18 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		 * The capped copy holds the original's blocks per SM but may
 		 * spill: only worth it when the workers run more than one round.
 		 */
-		unsigned wave = device_wave(fn, l);
+		unsigned wave = ptb_wave(fns, 0, l);
 
 		if (wave && blocks_of(l->grid) > wave) {
 			fn = fns->ptb_capped;
 			if (!workers)
-				workers = device_wave(fn, l);
+				workers = ptb_wave(fns, 1, l);
 		} else if (!workers) {
 			workers = wave;
 		}
 	}
 	if (!workers)
-		workers = device_wave(fn, l);
+		workers = ptb_wave(fns, fn == fns->ptb_capped, l);
 	if (!workers) {
 		*why = "the device's occupancy for its persistent form is unknown";
 		return CUDA_ERROR_NOT_SUPPORTED;

@@ -490,6 +490,9 @@ static void apply_attrs(struct coloc_kernel_info *k, struct coloc_kernel_fns *f)
 			apply_attrs_to(k, f->fn[i], k->variant[i]);
 	if (f->ptb_capped)
 		apply_attrs_to(k, f->ptb_capped, "register-capped persistent");
+	/* An attribute (shared memory, carveout) may change how many blocks fit. */
+	__atomic_store_n(&f->wave_memo[0], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->wave_memo[1], 0, __ATOMIC_RELAXED);
 	f->attrs_applied = k->attrs_generation;
 }
 

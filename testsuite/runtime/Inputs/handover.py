@@ -97,6 +97,16 @@ def ctl(tag="ctl", until=None):
         print(tag, line)
 
 
+def discard_served(be, lat):
+    """The latency tenant's 32 MiB, served by the discard BE waits in; then status."""
+    ms = lat.do(f"alloc:{32 * MIB}")
+    be.line()
+    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
+    ctl()
+    be.close()
+    lat.close()
+
+
 if scenario == "cached":
     be = Tenant("be", "best-effort")
     be.do(f"alloc:{40 * MIB}")
@@ -119,13 +129,7 @@ elif scenario == "discard":
     be.do("unit")
     be.do(f"alloc:{48 * MIB}")
     be.send("discard:0")  # waits for a request
-    lat = Tenant("lat", "latency")
-    ms = lat.do(f"alloc:{32 * MIB}")
-    be.line()
-    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
-    ctl()
-    be.close()
-    lat.close()
+    discard_served(be, Tenant("lat", "latency"))
 elif scenario == "discard-devices":
     # Cached pages on device 0, a unit's allocation on device 1; the latency
     # tenant on device 1 is served by a discard there, whose acknowledgement
@@ -137,12 +141,7 @@ elif scenario == "discard-devices":
     be.send("discard:1")  # waits for a request
     lat = Tenant("lat", "latency", two)
     lat.do("dev:1")
-    ms = lat.do(f"alloc:{32 * MIB}")
-    be.line()
-    print("harness latency allocation within 1 s:", "yes" if ms < 1000 else f"no ({ms:.0f} ms)")
-    ctl()
-    be.close()
-    lat.close()
+    discard_served(be, lat)
 elif scenario in ("swap", "swap-partial"):
     be = Tenant("be", "best-effort",
                 {"COLOC_FAKE_HOST_ALLOCS": "5"} if scenario == "swap-partial" else None)
