@@ -26,6 +26,7 @@
  * never fail because of colocc's settings.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -184,6 +185,16 @@ static void stats_path(char *out, size_t size)
 		}
 	}
 	out[n] = '\0';
+}
+
+/* True when this process loaded the CUDA driver (a real one or the tests' fake). */
+static bool driver_loaded(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+	if (h)
+		dlclose(h);
+	return h != NULL;
 }
 
 static void stats_write(void)
@@ -567,6 +578,16 @@ __attribute__((destructor)) static void coloc_fini(void)
 {
 	if (coloc_cfg.disabled || coloc_cfg.role == COLOC_ROLE_NONE)
 		return;
+	/*
+	 * A process that never loaded the driver (a shell, a launcher that
+	 * inherited LD_PRELOAD) has nothing to say, and its statistics would
+	 * overwrite those of the program it started.
+	 */
+	if (!driver_loaded()) {
+		coloc_log(COLOC_LOG_DEBUG, "statistics not written: this process never loaded the "
+			  "CUDA driver");
+		return;
+	}
 	if (coloc_log_on(COLOC_LOG_INFO))
 		coloc_log(COLOC_LOG_INFO,
 			  "%" PRIu64 " kernels: %" PRIu64 " sliced, %" PRIu64 " persistent; "

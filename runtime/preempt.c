@@ -52,6 +52,9 @@
 #include "scheduler.h"
 
 #define CONTROL_BYTES (4u << 20) /* control blocks of one context, used as a ring */
+#define CHUNK_BYTES 4096u        /* ... cleared this much at a time, for launches on one stream */
+#define CHUNKS (CONTROL_BYTES / CHUNK_BYTES)
+#define OPEN_CHUNKS 8            /* streams with a chunk open at once, per context */
 #define RECORDS 256              /* persistent launches a context tracks */
 #define TURN_POLL_LIMIT_NS 200000000u
 #define STOP_RECORD_BYTES 16    /* { u32 word; u32 pad; u64 host copy }, docs/passes.md */
@@ -71,6 +74,16 @@ struct record {
 	uint64_t seq;           /* launch order in its context */
 };
 
+/* Part of the control block ring cleared on one stream, handed out to launches on it. */
+struct chunk {
+	bool open;
+	uint64_t next, end;
+	CUstream stream;
+	enum coloc_stream_flavor flavor;
+	pthread_t thread;   /* the per-thread default stream is each thread's own */
+	uint64_t used;      /* when it last served, for replacing the oldest */
+};
+
 struct ctx_state {
 	struct ctx_state *next;
 	pthread_mutex_t lock;   /* everything below */
@@ -83,6 +96,16 @@ struct ctx_state {
 	bool readback_busy;     /* a read back did not land by its deadline */
 	bool shared_queue;      /* so the stop stream waits behind this context's work */
 	uint64_t ring_next;
+	/*
+	 * Open chunks of the ring, one per stream that launched persistent
+	 * kernels lately: each was cleared by one memset on its stream, whose
+	 * next persistent launches take their control blocks from it in order
+	 * with no memset of their own (a memset per launch costs about a short
+	 * kernel's GPU time).
+	 */
+	struct chunk chunk[OPEN_CHUNKS];
+	uint64_t chunk_clock;
+	CUevent cleared[CHUNKS]; /* recorded after each chunk's memset; NULL: never cleared */
 	CUstream stop_stream, helper_stream;
 	CUevent helpers_done;   /* recorded after the last helpers */
 	bool helpers_pending;
@@ -232,13 +255,123 @@ static bool overlaps(const struct record *r, uint64_t off, uint64_t size)
 	return r->live && off < r->off + r->size && r->off < off + size;
 }
 
+/* True when `c` was opened for launches on `stream` by this thread's view of it. */
+static bool chunk_of(const struct chunk *c, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	if (!c->open || c->stream != stream || c->flavor != flavor)
+		return false;
+	if (stream == CU_STREAM_PER_THREAD || (flavor == STREAM_PTDS && !stream))
+		return pthread_equal(c->thread, pthread_self());
+	return true;
+}
+/*
+ * True when nothing can still touch [off, off + size) of the ring: no
+ * live record overlaps it, and every chunk memset that cleared part of it
+ * has run (a chunk given up unused has no record to wait for).
+ */
+static bool region_free(struct ctx_state *s, uint64_t off, uint64_t size)
+{
+	for (unsigned n = 0; n < RECORDS; n++)
+		if (overlaps(&s->rec[n], off, size) && !record_complete(&s->rec[n]))
+			return false;
+	for (uint64_t c = off / CHUNK_BYTES; c * CHUNK_BYTES < off + size; c++)
+		if (s->cleared[c] && REAL(cuEventQuery)(s->cleared[c]) != CUDA_SUCCESS)
+			return false;
+	return true;
+}
+
+static CUresult clear_async(struct ctx_state *s, uint64_t off, unsigned words, CUstream stream,
+			    enum coloc_stream_flavor flavor)
+{
+	return flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(s->ring + off, 0, words, stream) :
+				       REAL(cuMemsetD32Async)(s->ring + off, 0, words, stream);
+}
+
+static CUresult event_record(CUevent e, CUstream stream, enum coloc_stream_flavor flavor)
+{
+	return flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(e, stream) :
+				       REAL(cuEventRecord)(e, stream);
+}
+
+/*
+ * A control block of `size` bytes, zeroed on `stream` before anything
+ * launched after this: from the open chunk when it was cleared on the
+ * same stream, else from a new chunk cleared now (blocks larger than a
+ * quarter chunk get a region of their own, whose header is cleared).
+ * Returns its offset in the ring, or -1 with *why.
+ */
+static int64_t control_take(struct ctx_state *s, uint64_t size, CUstream stream,
+			    enum coloc_stream_flavor flavor, const char **why)
+{
+	bool chunked = size <= CHUNK_BYTES / 4;
+	uint64_t len = chunked ? CHUNK_BYTES : size, off;
+	struct chunk *c = NULL, *spare = &s->chunk[0];
+	CUevent *cleared = NULL;
+
+	if (chunked) {
+		/* This stream's chunk; else a closed one or the one unused longest is replaced. */
+		for (unsigned i = 0; i < OPEN_CHUNKS && !c; i++) {
+			struct chunk *k = &s->chunk[i];
+
+			if (chunk_of(k, stream, flavor))
+				c = k;
+			else if (spare->open && (!k->open || k->used < spare->used))
+				spare = k;
+		}
+		if (c && c->next + size <= c->end) {
+			off = c->next;
+			c->next += size;
+			c->used = ++s->chunk_clock;
+			return (int64_t)off;
+		}
+		if (!c)
+			c = spare;
+	}
+	off = chunked ? (s->ring_next + CHUNK_BYTES - 1) / CHUNK_BYTES * CHUNK_BYTES : s->ring_next;
+	if (off + len > CONTROL_BYTES)
+		off = 0;
+	if (s->helpers_pending && REAL(cuEventQuery)(s->helpers_done) == CUDA_SUCCESS)
+		s->helpers_pending = false;
+	/*
+	 * A control block still in use, or one that helpers may still touch
+	 * (a helper's worker takes a last id after the kernel is done), is not
+	 * handed out again: the launch runs in another form instead.
+	 */
+	if ((s->helpers_pending && off < s->ring_next) || !region_free(s, off, len)) {
+		*why = "every control block is in use";
+		return -1;
+	}
+	/* What is left of an open chunk there is not handed out any more. */
+	for (unsigned i = 0; i < OPEN_CHUNKS; i++)
+		if (s->chunk[i].open && off < s->chunk[i].end && s->chunk[i].next < off + len)
+			s->chunk[i].open = false;
+	if (chunked) {
+		c->open = false;
+		cleared = &s->cleared[off / CHUNK_BYTES];
+		if (!*cleared && REAL(cuEventCreate)(cleared, 2 /* DISABLE_TIMING */) != CUDA_SUCCESS)
+			*cleared = NULL;
+	}
+	if ((chunked && !*cleared) ||
+	    clear_async(s, off, chunked ? CHUNK_BYTES / 4 : 2, stream, flavor) != CUDA_SUCCESS ||
+	    (chunked && event_record(*cleared, stream, flavor) != CUDA_SUCCESS)) {
+		*why = "its control block could not be cleared";
+		return -1;
+	}
+	s->ring_next = off + len;
+	if (chunked)
+		*c = (struct chunk){ .open = true, .next = off + size, .end = off + len,
+				     .stream = stream, .flavor = flavor, .thread = pthread_self(),
+				     .used = ++s->chunk_clock };
+	return (int64_t)off;
+}
+
 int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_stream_flavor flavor,
 		    size_t control_bytes, const char **why)
 {
 	struct ctx_state *s = state_for_current();
-	uint64_t size = (control_bytes + 15) & ~(uint64_t)15, off;
+	uint64_t size = (control_bytes + 15) & ~(uint64_t)15;
 	struct record *r = NULL;
-	CUresult rc;
+	int64_t off;
 
 	if (!s || !s->ring) {
 		*why = "no device memory for its control block";
@@ -256,38 +389,25 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 						      REAL(cuEventCreate)(&c->done, 2) == CUDA_SUCCESS)))
 			r = c;
 	}
-	off = s->ring_next + size > CONTROL_BYTES ? 0 : s->ring_next;
-	/*
-	 * A control block still in use, or one that helpers may still touch
-	 * (a helper's worker takes a last id after the kernel is done), is not
-	 * handed out again: the launch runs in another form instead.
-	 */
-	for (unsigned n = 0; r && n < RECORDS; n++)
-		if (overlaps(&s->rec[n], off, size) && !record_complete(&s->rec[n]))
-			r = NULL;
-	if (r && s->helpers_pending && REAL(cuEventQuery)(s->helpers_done) == CUDA_SUCCESS)
-		s->helpers_pending = false;
-	if (!r || (s->helpers_pending && off < s->ring_next)) {
+	if (!r) {
 		pthread_mutex_unlock(&s->lock);
 		*why = "every control block is in use";
 		return -1;
 	}
-	rc = flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(s->ring + off, 0, 2, stream) :
-				     REAL(cuMemsetD32Async)(s->ring + off, 0, 2, stream);
-	if (rc == CUDA_SUCCESS)
-		rc = flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->pre, stream) :
-					     REAL(cuEventRecord)(r->pre, stream);
-	if (rc != CUDA_SUCCESS) {
-		pthread_mutex_unlock(&s->lock);
+	off = control_take(s, size, stream, flavor, why);
+	if (off >= 0 && event_record(r->pre, stream, flavor) != CUDA_SUCCESS) {
 		*why = "its control block could not be cleared";
+		off = -1;
+	}
+	if (off < 0) {
+		pthread_mutex_unlock(&s->lock);
 		return -1;
 	}
-	s->ring_next = off + size;
-	r->off = off;
+	r->off = (uint64_t)off;
 	r->size = size;
 	slot->state = s;
 	slot->record = (int)(r - s->rec);
-	slot->control = s->ring + off;
+	slot->control = s->ring + (uint64_t)off;
 	slot->stop = s->stop;
 	slot->park = s->seg ? 1 : 0; /* without a watcher, nobody would resume it */
 	return 0;
@@ -321,8 +441,7 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		r->total = total;
 		r->helpers = 0;
 		r->seq = ++s->seq;
-		if (!r->packed || (flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->done, stream) :
-					REAL(cuEventRecord)(r->done, stream)) != CUDA_SUCCESS)
+		if (!r->packed || event_record(r->done, stream, flavor) != CUDA_SUCCESS)
 			/* Cannot happen short of a broken context; the kernel may then stay parked. */
 			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
 				  "if it is stopped, its stream waits for nothing");

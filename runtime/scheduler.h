@@ -83,8 +83,9 @@ struct coloc_ptb_slot {
 
 /*
  * Before a persistent launch on `stream`: takes a control block of
- * `control_bytes`, zeroes its header on the stream and marks the stream's
- * position for helpers.  Returns 0 and holds the context's lock until
+ * `control_bytes`, zeroed on the stream (by one memset per chunk of
+ * consecutive launches on one stream) and marks the stream's position
+ * for helpers.  Returns 0 and holds the context's lock until
  * coloc_ptb_end; -1 with *why when the launch cannot be made preemptible.
  */
 int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_stream_flavor flavor,

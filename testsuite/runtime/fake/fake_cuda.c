@@ -64,7 +64,8 @@
  *   cuCtxSynchronize
  *   cuDevicePrimaryCtxRetain device=D ctx=C refs=N
  *   cuDevicePrimaryCtxRelease_v2 device=D refs=N
- *   cuMemAlloc bytes=N ptr=@A+0                           also cuMemAlloc_v2
+ *   cuMemAlloc bytes=N ptr=@A+0                           also cuMemAlloc_v2; with
+ *                                                         COLOC_FAKE_DIRTY=1 filled with 0xdb
  *   cuMemFree ptr=@A+0                                    also cuMemFree_v2
  *   cuMemAllocAsync bytes=N stream=S ptr=@A+0             also _ptsz
  *   cuMemFreeAsync ptr=@A+0 stream=S                      also _ptsz
@@ -828,6 +829,9 @@ static CUresult mem_take(struct coloc_buf *line, uint64_t *dptr, size_t bytes, b
 	if (bytes > mem_total() - mem_held() ||
 	    !(a = low ? alloc_new_low(bytes) : fake_alloc_new(bytes)))
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	/* As a real driver's memory: what the last user left (COLOC_FAKE_DIRTY=1). */
+	if (getenv("COLOC_FAKE_DIRTY") && strcmp(getenv("COLOC_FAKE_DIRTY"), "1") == 0)
+		memset(a->base, 0xdb, bytes);
 	*dptr = (uintptr_t)a->base;
 	coloc_buf_printf(line, " ptr=@%u+0", a->id);
 	return CUDA_SUCCESS;
