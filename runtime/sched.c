@@ -50,6 +50,21 @@
 /* Between two polls of the latency tenant's streams (COLOC_BUSY=kernel). */
 #define POLL_PAUSE_NS 20000u
 #define MAX_STREAMS 16
+#define MAX_DEPTH 16
+
+/*
+ * The best-effort items this tenant put on one GPU lately, each marked by
+ * an event: the one COLOC_BE_DEPTH items back must be done before another
+ * goes.  Per GPU, so that work held back on one GPU does not hold back
+ * another's.
+ */
+struct depth_ring {
+	pthread_mutex_t lock; /* everything here; held while waiting for an event */
+	CUcontext ctx[MAX_DEPTH];
+	CUevent ev[MAX_DEPTH];
+	bool pending[MAX_DEPTH];
+	unsigned next;
+};
 
 struct dev_state {
 	int ordinal;
@@ -62,6 +77,7 @@ struct dev_state {
 	CUstream streams[MAX_STREAMS];
 	unsigned nstreams;
 	bool unnamed;              /* a launch on a stream the monitor cannot query */
+	struct depth_ring depth;   /* best-effort tenants */
 };
 
 static struct {
@@ -71,7 +87,8 @@ static struct {
 	int monitor_started;
 	uint64_t hold_ns;
 	bool by_kernel;       /* COLOC_BUSY=kernel */
-} sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+	unsigned depth;       /* COLOC_BE_DEPTH */
+} sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2 };
 
 static __thread CUcontext cached_ctx;
 static __thread struct dev_state *cached_dev;
@@ -105,6 +122,7 @@ static struct dev_state *dev_join(CUcontext ctx)
 	pthread_mutex_lock(&sched.lock);
 	d = sched.devs[dev];
 	if (!d && (d = calloc(1, sizeof(*d)))) {
+		pthread_mutex_init(&d->depth.lock, NULL);
 		d->ordinal = dev;
 		d->ctx = ctx;
 		if (REAL(cuDeviceGetPCIBusId)(bus, sizeof(bus), dev) != CUDA_SUCCESS)
@@ -478,60 +496,60 @@ static void sched_gate(bool persistent)
 
 /* ---- the depth of best-effort work in flight */
 
-#define MAX_DEPTH 16
-
-static struct {
-	pthread_mutex_t lock; /* guards everything here */
-	CUcontext ctx[MAX_DEPTH];
-	CUevent ev[MAX_DEPTH];
-	bool pending[MAX_DEPTH];
-	unsigned next;
-	unsigned depth;
-} ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .depth = 2 };
-
 void coloc_sched_issue_begin(bool persistent)
 {
-	unsigned slot;
+	struct dev_state *d = sched.depth ? current_dev() : NULL;
 
-	if (ring.depth) {
-		pthread_mutex_lock(&ring.lock);
-		/* The item `depth` launches back must be done before another goes. */
-		slot = (ring.next + MAX_DEPTH - ring.depth) % MAX_DEPTH;
-		if (ring.pending[slot]) {
+	if (d) {
+		struct depth_ring *r = &d->depth;
+		unsigned slot;
+
+		/*
+		 * The item `depth` launches back must be done before another goes.
+		 * Waited for under the GPU's lock: its other threads would wait for
+		 * the same depth; other GPUs' threads go on.
+		 */
+		pthread_mutex_lock(&r->lock);
+		slot = (r->next + MAX_DEPTH - sched.depth) % MAX_DEPTH;
+		if (r->pending[slot]) {
 			CUcontext cur = NULL;
 
 			REAL(cuCtxGetCurrent)(&cur);
-			if (ring.ctx[slot] == cur)
-				REAL(cuEventSynchronize)(ring.ev[slot]);
-			ring.pending[slot] = false;
+			if (r->ctx[slot] == cur)
+				REAL(cuEventSynchronize)(r->ev[slot]);
+			r->pending[slot] = false;
 		}
-		pthread_mutex_unlock(&ring.lock);
+		pthread_mutex_unlock(&r->lock);
 	}
 	sched_gate(persistent);
 }
 
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)
 {
+	struct dev_state *d = sched.depth ? current_dev() : NULL;
+	struct depth_ring *r;
 	CUcontext cur = NULL;
 	unsigned slot;
 	CUresult rc;
 
-	if (!ring.depth || REAL(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || !cur)
+	if (!d || REAL(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || !cur)
 		return;
-	pthread_mutex_lock(&ring.lock);
-	slot = ring.next++ % MAX_DEPTH;
-	if (ring.ctx[slot] != cur || !ring.ev[slot]) {
-		/* Events of another context are left behind; contexts rarely change. */
-		ring.ev[slot] = NULL;
-		if (REAL(cuEventCreate)(&ring.ev[slot], 2 /* CU_EVENT_DISABLE_TIMING */) != CUDA_SUCCESS)
-			ring.ev[slot] = NULL;
-		ring.ctx[slot] = cur;
+	r = &d->depth;
+	pthread_mutex_lock(&r->lock);
+	slot = r->next++ % MAX_DEPTH;
+	if (r->ctx[slot] != cur || !r->ev[slot]) {
+		/* Another context of this GPU (rare): its event goes, one of this one's comes. */
+		if (r->ev[slot])
+			REAL(cuEventDestroy_v2)(r->ev[slot]);
+		if (REAL(cuEventCreate)(&r->ev[slot], 2 /* CU_EVENT_DISABLE_TIMING */) != CUDA_SUCCESS)
+			r->ev[slot] = NULL;
+		r->ctx[slot] = cur;
 	}
-	rc = !ring.ev[slot] ? CUDA_ERROR_INVALID_HANDLE :
-	     flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(ring.ev[slot], stream) :
-				     REAL(cuEventRecord)(ring.ev[slot], stream);
-	ring.pending[slot] = rc == CUDA_SUCCESS;
-	pthread_mutex_unlock(&ring.lock);
+	rc = !r->ev[slot] ? CUDA_ERROR_INVALID_HANDLE :
+	     flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->ev[slot], stream) :
+				     REAL(cuEventRecord)(r->ev[slot], stream);
+	r->pending[slot] = rc == CUDA_SUCCESS;
+	pthread_mutex_unlock(&r->lock);
 }
 
 static void before_fork(void)
@@ -574,7 +592,7 @@ __attribute__((constructor)) static void sched_init(void)
 	if (depth && *depth) {
 		unsigned long d = strtoul(depth, NULL, 10);
 
-		ring.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
+		sched.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
 	}
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }

@@ -29,7 +29,7 @@ void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_strea
 /*
  * Around each best-effort kernel or slice put on `stream`: begin waits
  * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
- * ones are unfinished, then while a latency tenant of the GPU is busy; end
+ * ones on the same GPU are unfinished, then while a latency tenant of the GPU is busy; end
  * marks the new one with an event.  So at most that many best-effort items
  * stand between the latency tenant and the GPU.  A `persistent` kernel does
  * not wait under COLOC_SHARE when its context has a watcher: it starts
