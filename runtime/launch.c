@@ -416,12 +416,21 @@ static void account(const struct coloc_run_form *run, bool preemptible)
 	}
 }
 
+/* True when a latency tenant of the current context's GPU has work in flight. */
+static bool latency_busy_now(void)
+{
+	struct coloc_tenant *self;
+	struct coloc_segment *seg = coloc_sched_segment(&self);
+
+	return seg && coloc_sched_latency_busy(seg, NULL);
+}
+
 static CUresult launch_best_effort(const struct launch *l)
 {
 	struct coloc_module *m;
 	struct coloc_kernel_info *k = NULL;
 	struct coloc_kernel_fns *fns;
-	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0 };
+	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0, 0 };
 	struct coloc_probe *probe = NULL;
 	const char *why = NULL, *ptb_off = NULL;
 	char *name = NULL;
@@ -478,6 +487,11 @@ static CUresult launch_best_effort(const struct launch *l)
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
+	}
+	if (run.idle_original_ns && !probe && !latency_busy_now()) {
+		/* Under COLOC_SHARE: faster as it is and within the bound, with nothing to narrow. */
+		run.form = FORM_ORIGINAL;
+		run.estimate_ns = run.idle_original_ns;
 	}
 	if (run.form == FORM_ORIGINAL) {
 		/* The profiler's choice: shorter than the turnaround bound as it is. */

@@ -123,6 +123,13 @@ struct coloc_run_form {
 	int form;             /* enum coloc_variant_form, or FORM_ORIGINAL */
 	unsigned param;       /* slices or workers; 0: the device's wave */
 	uint64_t estimate_ns; /* what the form was measured to take, 0: not yet */
+	/*
+	 * Under COLOC_SHARE, where `form` is persistent only because nothing
+	 * else may run beside a busy latency tenant: the original's measured
+	 * time, within the bound and faster, to launch instead while no latency
+	 * tenant is busy; 0: none.
+	 */
+	uint64_t idle_original_ns;
 };
 
 struct coloc_module;

@@ -67,8 +67,10 @@ Definitions:
                 run alone of the same repetition.  With more than one,
                 summary.md adds a table of each cell's spread over its
                 repetitions (median, min and max of p99_ms, p99_overhead,
-                service_overhead and be_norm_throughput); the plots show
-                repetition 1
+                service_overhead and be_norm_throughput) and a table of
+                each colocated cell's p99 over the requests of all its
+                repetitions pooled, against the runs alone pooled the same
+                way; the plots show repetition 1
   unbounded     the names of the columns that are infinite, space-separated
                 (e.g. "p99_ms p999_ms mean_ms p99_overhead"), or null.  JSON has no
                 infinity: summary.json writes those columns as null, so a null
@@ -504,6 +506,41 @@ def write_repetitions(f, runs):
                 f"| {spread([r.out.get('be_norm_throughput') for r in rs], '.3f')} |\n")
 
 
+def write_pooled(f, runs):
+    """With repetitions: each colocated cell's p99 over the requests of all its
+    repetitions together, against the runs alone of the same repetitions
+    pooled the same way (one cell's p99 rests on a few requests; pooling
+    three repetitions triples them).  A repetition whose run alone is
+    missing, failed or left requests unfinished is left out of both."""
+    if not any(r.rep > 1 for r in runs):
+        return
+    alone = {(r.lat, r.load, r.trace, r.rep): r for r in runs
+             if r.mode == "alone" and r.be is None and r.ok and r.sorted is not None
+             and not r.unfinished}
+    groups = {}
+    for r in runs:
+        if r.ok and r.lat is not None and r.mode != "alone" and r.latencies is not None:
+            groups.setdefault((r.lat, r.be, r.mode, r.load, r.trace), []).append(r)
+    if not groups:
+        return
+    f.write("\n## Repetitions pooled: p99 of all repetitions' requests together\n\n"
+            "| latency_workload | best_effort_workload | mode | load | trace | reps "
+            "| requests | pooled_p99_ms | alone_pooled_p99_ms | pooled_p99_overhead |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n")
+    for key in sorted(groups, key=lambda k: groups[k][0].sort_key()):
+        lat, be, mode, load, trace = key
+        pairs = [(r, alone[(lat, load, trace, r.rep)]) for r in groups[key]
+                 if (lat, load, trace, r.rep) in alone]
+        mine = sorted(x for r, _ in pairs for x in r.latencies)
+        base = sorted(x for _, b in pairs for x in b.latencies)
+        p99 = percentile(mine, 99.0) if mine else None
+        p99_alone = percentile(base, 99.0) if base else None
+        over = p99 / p99_alone - 1.0 if p99 is not None and p99_alone else None
+        f.write(f"| {cell(lat, 's')} | {cell(be, 's')} | {cell(mode, 's')} | {cell(load, 'g')} "
+                f"| {cell(trace, 's')} | {len(pairs)} | {len(mine)} | {cell(p99, '.3f')} "
+                f"| {cell(p99_alone, '.3f')} | {cell(over, '+.1%')} |\n")
+
+
 def write_md(path, root, runs, notes):
     f = io.StringIO()
     f.write(f"# Colocation results: {os.path.basename(os.path.abspath(root))}\n\n")
@@ -554,6 +591,7 @@ def write_md(path, root, runs, notes):
         f.write("| " + " | ".join(cell(r.out.get(name), fmt) for name, fmt in shown) + " |\n")
 
     write_repetitions(f, runs)
+    write_pooled(f, runs)
 
     # Last, so that the tables above keep their shape.
     timed = [r for r in runs if r.out.get("service_mean_ms") is not None]
