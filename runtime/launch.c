@@ -58,13 +58,15 @@ static void count(enum coloc_stat s, enum coloc_tenant_counter c)
 	coloc_sched_count(c, 1);
 }
 
-static CUresult launch_original(const struct launch *l, struct coloc_probe *probe)
+/* `admitted`: a best-effort launch that passed coloc_sched_issue_try already. */
+static CUresult launch_original(const struct launch *l, struct coloc_probe *probe, bool admitted)
 {
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	CUresult rc;
 
 	if (be) {
-		coloc_sched_issue_begin(false);
+		if (!admitted)
+			coloc_sched_issue_begin(false);
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
@@ -96,7 +98,7 @@ static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, co
 		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
 	if (k)
 		k->fallback_logged = true;
-	return launch_original(l, probe);
+	return launch_original(l, probe, false);
 }
 
 static CUresult launch_variant(const struct launch *l, CUfunction fn, struct coloc_dim3 grid,
@@ -416,15 +418,6 @@ static void account(const struct coloc_run_form *run, bool preemptible)
 	}
 }
 
-/* True when a latency tenant of the current context's GPU has work in flight. */
-static bool latency_busy_now(void)
-{
-	struct coloc_tenant *self;
-	struct coloc_segment *seg = coloc_sched_segment(&self);
-
-	return seg && coloc_sched_latency_busy(seg, NULL);
-}
-
 static CUresult launch_best_effort(const struct launch *l)
 {
 	struct coloc_module *m;
@@ -438,7 +431,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	CUresult rc;
 
 	if (coloc_cfg.form == COLOC_FORM_ORIGINAL)
-		return launch_original(l, NULL);
+		return launch_original(l, NULL, false);
 	m = coloc_capture_kernel(l->fn, &name);
 	if (!m) {
 		rc = fallback(l, NULL, NULL, "colocc did not see its module loaded", NULL);
@@ -488,14 +481,20 @@ static CUresult launch_best_effort(const struct launch *l)
 		account(&run, false);
 		goto out;
 	}
-	if (run.idle_original_ns && !probe && !latency_busy_now()) {
-		/* Under COLOC_SHARE: faster as it is and within the bound, with nothing to narrow. */
-		run.form = FORM_ORIGINAL;
+	/*
+	 * Under COLOC_SHARE, faster as it is and within the bound: original
+	 * while no latency tenant is busy.  Never waiting for one: when it is
+	 * busy, the persistent form runs beside it, narrowed.
+	 */
+	if (run.idle_original_ns && !probe && coloc_sched_issue_try()) {
 		run.estimate_ns = run.idle_original_ns;
+		rc = launch_original(l, NULL, true);
+		account(&run, false);
+		goto out;
 	}
 	if (run.form == FORM_ORIGINAL) {
 		/* The profiler's choice: shorter than the turnaround bound as it is. */
-		rc = launch_original(l, probe);
+		rc = launch_original(l, probe, false);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -559,11 +558,11 @@ static CUresult launch(const struct launch *l)
 	if (hands_off(l, be))
 		return launch_as_is(l);
 	if (!be)
-		return launch_original(l, NULL);
+		return launch_original(l, NULL, false);
 	/* Not while this tenant's memory is swapped out (memory.c). */
 	coloc_gpu_gate_enter();
 	/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
-	rc = l->cooperative ? launch_original(l, NULL) : launch_best_effort(l);
+	rc = l->cooperative ? launch_original(l, NULL, false) : launch_best_effort(l);
 	coloc_gpu_gate_leave();
 	return rc;
 }

@@ -496,32 +496,45 @@ static void sched_gate(bool persistent)
 
 /* ---- the depth of best-effort work in flight */
 
+/*
+ * The item `depth` launches back on this GPU must be done before another
+ * goes.  Waited for under the GPU's lock: its other threads would wait for
+ * the same depth; other GPUs' threads go on.
+ */
+static void depth_wait(struct dev_state *d)
+{
+	struct depth_ring *r = &d->depth;
+	unsigned slot;
+
+	pthread_mutex_lock(&r->lock);
+	slot = (r->next + MAX_DEPTH - sched.depth) % MAX_DEPTH;
+	if (r->pending[slot]) {
+		CUcontext cur = NULL;
+
+		REAL(cuCtxGetCurrent)(&cur);
+		if (r->ctx[slot] == cur)
+			REAL(cuEventSynchronize)(r->ev[slot]);
+		r->pending[slot] = false;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
 void coloc_sched_issue_begin(bool persistent)
 {
 	struct dev_state *d = sched.depth ? current_dev() : NULL;
 
-	if (d) {
-		struct depth_ring *r = &d->depth;
-		unsigned slot;
-
-		/*
-		 * The item `depth` launches back must be done before another goes.
-		 * Waited for under the GPU's lock: its other threads would wait for
-		 * the same depth; other GPUs' threads go on.
-		 */
-		pthread_mutex_lock(&r->lock);
-		slot = (r->next + MAX_DEPTH - sched.depth) % MAX_DEPTH;
-		if (r->pending[slot]) {
-			CUcontext cur = NULL;
-
-			REAL(cuCtxGetCurrent)(&cur);
-			if (r->ctx[slot] == cur)
-				REAL(cuEventSynchronize)(r->ev[slot]);
-			r->pending[slot] = false;
-		}
-		pthread_mutex_unlock(&r->lock);
-	}
+	if (d)
+		depth_wait(d);
 	sched_gate(persistent);
+}
+
+bool coloc_sched_issue_try(void)
+{
+	struct dev_state *d = current_dev();
+
+	if (d && sched.depth)
+		depth_wait(d);
+	return !d || !d->seg || !latency_busy(d->seg);
 }
 
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)

@@ -36,6 +36,13 @@ void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_strea
  * narrowed (preempt.c).
  */
 void coloc_sched_issue_begin(bool persistent);
+/*
+ * As coloc_sched_issue_begin(false), but where a latency tenant of the GPU
+ * is busy once the depth allows the launch, returns false at once instead
+ * of waiting (the caller launches a form that may run beside it, and
+ * begins again for it); true: go ahead, then coloc_sched_issue_end.
+ */
+bool coloc_sched_issue_try(void);
 void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
 /*
  * COLOC_SHARE in 1/1024 (0: off).  Under COLOC_SHARE=auto, asked of the
