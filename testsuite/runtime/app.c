@@ -10,6 +10,9 @@
  *   --via=getproc-v1   the same through the CUDA 11.3 cuGetProcAddress
  *   --ptds             per-thread default stream flavours (getproc only)
  *   --device=N         device N's primary context made current first
+ *   --alternate-device=N   (--load=data, --launch=plain) the module is loaded in
+ *                      device N's primary context too, and the launches alternate
+ *                      between the first context and that one, from each thread
  *
  *   --load=data|dataex|fatbin|file|library|libfile|link|nvjitlink
  *   --nvjitlink-names=plain|versioned   (nvjitlink: dlsym nvJitLinkCreate, as Numba's
@@ -293,6 +296,9 @@ static void dims(const char *s, unsigned d[3])
 struct job {
 	CUfunction fn, kernel_handle;
 	CUdeviceptr buf;
+	CUcontext ctx[2];   /* with --alternate-device: odd launches in ctx[1] */
+	CUfunction fn2;
+	CUdeviceptr buf2;
 	const char *how;
 	unsigned gx, gy, gz, bx, by, bz, shmem;
 	int repeat, timed, failed, sync_each;
@@ -319,6 +325,17 @@ static void *launches(void *arg)
 				     j->shmem, NULL, NULL, 0 };
 		CUfunction f = j->kernel_handle && r % 2 == 0 ? j->kernel_handle : j->fn;
 		struct timespec t0, t1;
+
+		if (j->ctx[1]) {
+			if ((rc = cu.ctx_set_current(j->ctx[r % 2])) != CUDA_SUCCESS) {
+				printf("app: cuCtxSetCurrent: %d\n", rc);
+				j->failed = 1;
+				return NULL;
+			}
+			f = r % 2 ? j->fn2 : j->fn;
+			packed.p = r % 2 ? j->buf2 : j->buf;
+			params[0] = r % 2 ? &j->buf2 : &j->buf;
+		}
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 
@@ -369,7 +386,10 @@ int main(int argc, char **argv)
 	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL, *nvjitlink_lto = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
-	int device = -1;
+	int device = -1, alternate = -1;
+	CUcontext ctx2 = NULL;
+	CUfunction fn2 = NULL;
+	CUdeviceptr buf2 = 0;
 	const char *probes[32];
 	CUmodule mod = NULL;
 	CUfunction fn = NULL, kernel_handle = NULL;
@@ -391,6 +411,8 @@ int main(int argc, char **argv)
 			nvjitlink_lto = a + 16;
 		else if (!strncmp(a, "--device=", 9))
 			device = atoi(a + 9);
+		else if (!strncmp(a, "--alternate-device=", 19))
+			alternate = atoi(a + 19);
 		else if (!strcmp(a, "--ptds"))
 			ptds = 1;
 		else if (!strncmp(a, "--load=", 7))
@@ -429,6 +451,12 @@ int main(int argc, char **argv)
 	bind(via, ptds);
 	if ((rc = cu.init(0)) != CUDA_SUCCESS)
 		die("cuInit", rc);
+	if (alternate >= 0 && (strcmp(load, "data") || strcmp(how, "plain"))) {
+		printf("app: --alternate-device needs --load=data and --launch=plain\n");
+		return 2;
+	}
+	if (alternate >= 0 && device < 0)
+		device = 0;
 	if (device >= 0) {
 		CUcontext ctx;
 
@@ -497,11 +525,27 @@ int main(int argc, char **argv)
 		die("cuFuncSetAttribute", rc);
 	if ((rc = cu.mem_alloc(&buf, 4096)) != CUDA_SUCCESS)
 		die("cuMemAlloc", rc);
+	if (alternate >= 0) {
+		CUmodule mod2;
+
+		if ((rc = cu.primary_retain(&ctx2, alternate)) != CUDA_SUCCESS ||
+		    (rc = cu.ctx_set_current(ctx2)) != CUDA_SUCCESS)
+			die("alternate device context", rc);
+		if ((rc = cu.module_load_data(&mod2, data)) != CUDA_SUCCESS ||
+		    (rc = cu.module_get_function(&fn2, mod2, kernel)) != CUDA_SUCCESS ||
+		    (rc = cu.mem_alloc(&buf2, 4096)) != CUDA_SUCCESS)
+			die("alternate device module", rc);
+	}
 
 	{
-		struct job job = { fn, kernel_handle, buf, how, grid[0], grid[1], grid[2], block[0],
-				   block[1], block[2], shmem, repeat, timed, 0, sync_each };
+		struct job job = { fn, kernel_handle, buf, { NULL, ctx2 }, fn2, buf2, how, grid[0],
+				   grid[1], grid[2], block[0], block[1], block[2], shmem, repeat, timed,
+				   0, sync_each };
 		pthread_t th[64];
+
+		if (alternate >= 0 &&
+		    (rc = cu.primary_retain(&job.ctx[0], device)) != CUDA_SUCCESS)
+			die("device context", rc);
 
 		if (threads < 1 || threads > 64) {
 			printf("app: --threads must be 1 to 64\n");
