@@ -538,9 +538,6 @@ static uint64_t run_sliced(CUfunction f, struct kcase *c, uint64_t wanted)
 	return n;
 }
 
-/* Virtual blocks a worker takes at a time, for the next ptb_args (1 unless a run says). */
-static unsigned ptb_batch = 1;
-
 /* slot_base: the launch's first pair of broadcast words (kernels with global slots). */
 static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned park,
 		     unsigned slot_base)
@@ -551,7 +548,6 @@ static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned 
 	args_add(a, c->grid[2]);
 	args_add(a, park);
 	args_add(a, slot_base);
-	args_add(a, ptb_batch);
 	args_add(a, (uint64_t)ctl);
 	args_add(a, (uint64_t)stop_word);
 }
@@ -602,7 +598,7 @@ static void spin_us(double us)
 static double ptb_fixed_run(CUfunction f, struct kcase *c, CUdeviceptr ctl, unsigned workers,
 			    int narrowed, const char *form)
 {
-	char name[64], extra[64], batch[16];
+	char name[64], extra[64];
 	struct args a;
 	double t0, span;
 
@@ -618,8 +614,7 @@ static double ptb_fixed_run(CUfunction f, struct kcase *c, CUdeviceptr ctl, unsi
 	span = now_us() - t0;
 	CK(cuMemsetD32(stop_word, 0, 1));
 	download(c, 0);
-	snprintf(batch, sizeof(batch), ptb_batch > 1 ? "-b%u" : "", ptb_batch);
-	snprintf(name, sizeof(name), "%s%s%s/%u", form, batch, narrowed ? "-narrow" : "", workers);
+	snprintf(name, sizeof(name), "%s%s/%u", form, narrowed ? "-narrow" : "", workers);
 	snprintf(extra, sizeof(extra), "%.0f us", span);
 	check(c, name, extra);
 	return span;
@@ -879,11 +874,6 @@ static void run_case(CUmodule mod, struct kcase *c)
 		/* The fourth run is narrowed from its start to about half its workers, with a parker. */
 		for (s = opt.quick ? 1u : 0u; s < 4u; s++)
 			span[s] = ptb_fixed_run(fptb, c, ctl, workers[s], s == 3, "ptb");
-		/* Workers taking three virtual blocks at a time (the runtime's batch). */
-		ptb_batch = 3;
-		for (s = opt.quick ? 1u : 0u; s < 4u; s++)
-			ptb_fixed_run(fptb, c, ctl, workers[s], s == 3, "ptb");
-		ptb_batch = 1;
 		/*
 		 * The storm, repeated from the same inputs until enough stops
 		 * happened: a single worker mostly (the longest run, so the most
@@ -896,8 +886,6 @@ static void run_case(CUmodule mod, struct kcase *c)
 			unsigned got;
 
 			upload(c);
-			/* Every third run with batches of three: stops land between batches. */
-			ptb_batch = runs % 3 == 2 ? 3 : 1;
 			/* Every other run the runtime's way: parked worker and helpers. */
 			if (runs % 2) {
 				got = run_park_storm(fptb, c, w, ctl, opt.storm_cycles - cycles,
@@ -915,8 +903,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 			download(c, 0);
 			cycles += got;
 			runs++;
-			snprintf(name, sizeof(name), "%s%s/%u", runs % 2 ? "ptb-storm" : "park-storm",
-				 ptb_batch > 1 ? "-batched" : "", w);
+			snprintf(name, sizeof(name), "%s/%u", runs % 2 ? "ptb-storm" : "park-storm", w);
 			snprintf(extra, sizeof(extra), "%u stop/resume cycles", got);
 			/* Report every run that failed, and only a summary of the rest. */
 			if (!quiet_ok(c))
@@ -937,11 +924,9 @@ static void run_case(CUmodule mod, struct kcase *c)
 		if (!opt.quick)
 			result(c, c->exactly_once ? "exactly-once-storm" : "ptb-storm",
 			       cycles >= opt.storm_cycles && quiet_ok(c),
-			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs "
-			       "(a third with batches of 3), every run equal to the original%s", cycles,
-			       parked, runs,
-			       c->exactly_once ? ", every virtual block ran exactly once" : "");
-		ptb_batch = 1;
+			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs, "
+			       "every run equal to the original%s", cycles, parked,
+			       runs, c->exactly_once ? ", every virtual block ran exactly once" : "");
 	}
 
 	if (fcap) {
