@@ -17,15 +17,7 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(x)                                                                       \
-	do {                                                                           \
-		cudaError_t e_ = (x);                                                  \
-		if (e_ != cudaSuccess) {                                               \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,     \
-				cudaGetErrorString(e_));                               \
-			exit(1);                                                       \
-		}                                                                      \
-	} while (0)
+#include "cuda_check.h"
 
 __global__ void spin(unsigned long long ns, unsigned *count)
 {

@@ -19,15 +19,7 @@
 #include <unistd.h>
 #include <vector>
 
-#define CHECK(x)                                                                       \
-	do {                                                                           \
-		cudaError_t e_ = (x);                                                  \
-		if (e_ != cudaSuccess) {                                               \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,     \
-				cudaGetErrorString(e_));                               \
-			exit(1);                                                       \
-		}                                                                      \
-	} while (0)
+#include "cuda_check.h"
 #define CHECK_CU(x)                                                                    \
 	do {                                                                           \
 		CUresult r_ = (x);                                                     \

@@ -20,15 +20,7 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(x)                                                                       \
-	do {                                                                           \
-		cudaError_t e_ = (x);                                                  \
-		if (e_ != cudaSuccess) {                                               \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,     \
-				cudaGetErrorString(e_));                               \
-			exit(1);                                                       \
-		}                                                                      \
-	} while (0)
+#include "cuda_check.h"
 
 // Each element: a chain of 256 dependent multiply-adds, so a block of 256
 // threads takes a few microseconds and a launch thousands of blocks.
