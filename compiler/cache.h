@@ -26,9 +26,10 @@
  * one's parameters.  2: ptb's park, slot_base and stop parameters.  3: ptb's
  * stop record with a host copy, and a parker that pauses.  4: a stop word
  * above 1 narrows a ptb launch instead of stopping it.  5: variants that
- * lost occupancy to ptxas are compiled with register caps (regcap.h).
+ * lost occupancy to ptxas are compiled with register caps (regcap.h).  6: ptb's
+ * batch parameter (workers take several virtual blocks at a time).
  */
-#define COLOC_CACHE_FORMAT 5
+#define COLOC_CACHE_FORMAT 6
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

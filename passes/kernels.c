@@ -27,6 +27,7 @@ const char *const pass_param_role_names[] = {
 	[PASS_PARAM_PARK] = "park",
 	[PASS_PARAM_STOP] = "stop",
 	[PASS_PARAM_SLOT_BASE] = "slot_base",
+	[PASS_PARAM_BATCH] = "batch",
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)

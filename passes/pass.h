@@ -36,6 +36,7 @@ enum pass_param_role {
 	PASS_PARAM_PARK,     /* ptb: non-zero: worker 0 parks when stopped (docs/passes.md) */
 	PASS_PARAM_STOP,     /* ptb: device pointer to the stop word */
 	PASS_PARAM_SLOT_BASE, /* ptb: first worker index of this launch's broadcast slots */
+	PASS_PARAM_BATCH,    /* ptb: virtual blocks a worker takes at a time (0 counts as 1) */
 };
 
 extern const char *const pass_param_role_names[];

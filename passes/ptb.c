@@ -102,6 +102,7 @@ static const struct pass_param ptb_params[] = {
 	{COLOC_PREFIX "grid_z", PASS_PARAM_GRID_Z, 4, 4},
 	{COLOC_PREFIX "park", PASS_PARAM_PARK, 4, 4},
 	{COLOC_PREFIX "slot_base", PASS_PARAM_SLOT_BASE, 4, 4},
+	{COLOC_PREFIX "batch", PASS_PARAM_BATCH, 4, 4},
 	{COLOC_PREFIX "control", PASS_PARAM_CONTROL, 8, 8},
 	{COLOC_PREFIX "stop", PASS_PARAM_STOP, 8, 8},
 };
@@ -183,7 +184,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .b64 __coloc_host, __coloc_now, __coloc_since;\n"
 		    ".reg .pred __coloc_leader, __coloc_stopped, __coloc_done, __coloc_prev, __coloc_count, __coloc_parker;\n"
 		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear, __coloc_narrow, __coloc_helper;\n"
-		    ".reg .b32 __coloc_sm, __coloc_nsm;\n"
+		    ".reg .b32 __coloc_sm, __coloc_nsm, __coloc_nbatch, __coloc_end;\n"
+		    ".reg .pred __coloc_within;\n"
 		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
 		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
@@ -192,6 +194,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "cvta.to.global.u64 __coloc_ctl, __coloc_ctl;\n"
 		    "ld.param.u64 __coloc_stopp, [__coloc_stop];\n"
 		    "cvta.to.global.u64 __coloc_stopp, __coloc_stopp;\n"
+		    "ld.param.u32 __coloc_nbatch, [__coloc_batch];\n"
+		    "max.u32 __coloc_nbatch, __coloc_nbatch, 1;\n"
+		    "mov.u32 __coloc_end, 0;\n"
 		    "ld.param.u32 __coloc_t, [__coloc_slot_base];\n"
 		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
 		    "add.u32 __coloc_t, __coloc_t, __coloc_vid;\n"
@@ -224,10 +229,26 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "barrier.sync 0;\n"
 		    "and.pred __coloc_count, __coloc_prev, __coloc_leader;\n"
 		    "%s"
+		    /* The next block of the batch the worker holds, if any: no take. */
+		    "add.u32 __coloc_vid, __coloc_vid, 1;\n"
+		    "setp.lt.u32 __coloc_within, __coloc_vid, __coloc_end;\n"
+		    "@__coloc_within bra __coloc_run;\n"
 		    "shl.b32 __coloc_t, __coloc_parity, 2;\n"
 		    "%s"
 		    "xor.b32 __coloc_parity, __coloc_parity, 1;\n"
-		    "@!__coloc_leader bra __coloc_taken;\n"
+		    "@!__coloc_leader bra __coloc_taken;\n",
+		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
+		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
+		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
+		       : "@__coloc_count membar.gl;\n"
+			 "@__coloc_count red.global.add.u32 [__coloc_ctl+4], 1;\n",
+		    k->ptb_global_slots ? "cvt.u64.u32 __coloc_slota, __coloc_t;\n"
+					  "add.s64 __coloc_slota, __coloc_slota, __coloc_slotg;\n"
+					: "mov.u32 __coloc_slotp, __coloc_slot;\n"
+					  "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n") < 0)
+		goto out;
+	if (pass_insert_snippet(
+		    ctx, &f->body, first,
 		    /*
 		     * Stopped: the stop word is set.  The parker pauses then, until
 		     * the word is clear or every block is done; from 1 ms into a
@@ -279,24 +300,20 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "bra __coloc_poll;\n"
 		    "__coloc_take:\n"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
-		    "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], 1;\n"
+		    "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], __coloc_nbatch;\n"
 		    "%s"
 		    "__coloc_taken:\n"
 		    "barrier.sync 0;\n"
 		    "%s"
 		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
 		    "@__coloc_done bra __coloc_exit;\n"
+		    /* The batch ends at vid + batch or at the grid's end, without overflow. */
+		    "sub.u32 __coloc_end, __coloc_total, __coloc_vid;\n"
+		    "min.u32 __coloc_end, __coloc_end, __coloc_nbatch;\n"
+		    "add.u32 __coloc_end, __coloc_end, __coloc_vid;\n"
 		    "mov.pred __coloc_prev, 1;\n"
+		    "__coloc_run:\n"
 		    "%s",
-		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
-		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
-		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
-		       : "@__coloc_count membar.gl;\n"
-			 "@__coloc_count red.global.add.u32 [__coloc_ctl+4], 1;\n",
-		    k->ptb_global_slots ? "cvt.u64.u32 __coloc_slota, __coloc_t;\n"
-					  "add.s64 __coloc_slota, __coloc_slota, __coloc_slotg;\n"
-					: "mov.u32 __coloc_slotp, __coloc_slot;\n"
-					  "add.u32 __coloc_slotp, __coloc_slotp, __coloc_t;\n",
 		    mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 		       : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 		    mm ? "nanosleep.u32 1000;\n" : "",

@@ -17,6 +17,8 @@
  *                            side, else 0)
  *   COLOC_SHARE_HOLD_US=T    with COLOC_SHARE, they widen again once no latency tenant has
  *                            been busy for T microseconds (default 2000)
+ *   COLOC_PTB_BATCH=N        virtual blocks a persistent worker takes at a time, 1 to 64
+ *                            (default 0: from the profiler's measurement of the block's time)
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
@@ -538,6 +540,14 @@ __attribute__((constructor)) static void coloc_init(void)
 	s = getenv("COLOC_SHARE");
 	if (s && *s && read_share(s) < 0)
 		return;
+	s = getenv("COLOC_PTB_BATCH");
+	if (s && *s) {
+		uint64_t n;
+
+		if (read_count("COLOC_PTB_BATCH", s, 0, 64, &n) < 0)
+			return;
+		coloc_cfg.ptb_batch = (unsigned)n;
+	}
 	s = getenv("COLOC_SHARE_HOLD_US");
 	if (s && *s) {
 		uint64_t us;

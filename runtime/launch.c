@@ -170,7 +170,7 @@ static int params_build(struct params *p, const struct launch *l,
 /* The values of a persistent launch's own parameters. */
 struct ptb_values {
 	CUdeviceptr control, stop;
-	unsigned park, slot_base;
+	unsigned park, slot_base, batch;
 };
 
 static void params_add(struct params *p, const struct coloc_kernel_info *k, int form,
@@ -190,6 +190,7 @@ static void params_add(struct params *p, const struct coloc_kernel_info *k, int 
 		case PASS_PARAM_PARK: v = ptb ? ptb->park : 0; break;
 		case PASS_PARAM_STOP: v = ptb ? ptb->stop : 0; break;
 		case PASS_PARAM_SLOT_BASE: v = ptb ? ptb->slot_base : 0; break;
+		case PASS_PARAM_BATCH: v = ptb && ptb->batch ? ptb->batch : 1; break;
 		}
 		/* Little-endian: a u32 parameter reads the low half of the slot. */
 		p->added[i] = v;
@@ -263,7 +264,7 @@ static unsigned ptb_wave(struct coloc_kernel_fns *fns, int capped, const struct 
 }
 
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
-			struct coloc_kernel_fns *fns, unsigned workers,
+			struct coloc_kernel_fns *fns, unsigned workers, unsigned batch,
 			struct coloc_probe *probe, unsigned *units, const char **why)
 {
 	CUfunction fn = fns->fn[VARIANT_PTB];
@@ -300,6 +301,9 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	}
 	if (workers > blocks_of(l->grid))
 		workers = (unsigned)blocks_of(l->grid);
+	/* The counter goes past the grid by a batch per worker and helper: no wrap. */
+	if (batch > 1 && blocks_of(l->grid) + 2ull * workers * batch > UINT32_MAX)
+		batch = 1;
 	*units = workers;
 	coloc_sched_issue_begin(true);
 	coloc_profile_start(probe, l->stream, l->flavor);
@@ -315,6 +319,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	v.stop = slot.stop;
 	v.park = slot.park;
 	v.slot_base = 0;
+	v.batch = batch;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);
@@ -423,7 +428,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	struct coloc_module *m;
 	struct coloc_kernel_info *k = NULL;
 	struct coloc_kernel_fns *fns;
-	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0, 0 };
+	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0, 0, 0 };
 	struct coloc_probe *probe = NULL;
 	const char *why = NULL, *ptb_off = NULL;
 	char *name = NULL;
@@ -500,7 +505,9 @@ static CUresult launch_best_effort(const struct launch *l)
 		goto out;
 	}
 	rc = run.form == VARIANT_PTB ?
-		     run_ptb(l, k, fns, run.param, probe, &units, &why) :
+		     /* A launch that measures the form takes one block at a time. */
+		     run_ptb(l, k, fns, run.param, probe && !coloc_cfg.ptb_batch ? 1 : run.batch, probe,
+			     &units, &why) :
 		     run_sliced(l, k, fns->fn[VARIANT_SLICE], run.param, probe, &units, &why);
 	coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, units);
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */

@@ -137,6 +137,11 @@ struct coloc_run_form {
 	 * tenant is busy; 0: none.
 	 */
 	uint64_t idle_original_ns;
+	/*
+	 * Persistent forms: virtual blocks a worker takes at a time, so that
+	 * short blocks do not each pay a take (0: 1).
+	 */
+	unsigned batch;
 };
 
 struct coloc_module;

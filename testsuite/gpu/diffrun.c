@@ -538,6 +538,9 @@ static uint64_t run_sliced(CUfunction f, struct kcase *c, uint64_t wanted)
 	return n;
 }
 
+/* Virtual blocks a worker takes at a time, for the next ptb_args (1 unless a run says). */
+static unsigned ptb_batch = 1;
+
 /* slot_base: the launch's first pair of broadcast words (kernels with global slots). */
 static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned park,
 		     unsigned slot_base)
@@ -548,6 +551,7 @@ static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned 
 	args_add(a, c->grid[2]);
 	args_add(a, park);
 	args_add(a, slot_base);
+	args_add(a, ptb_batch);
 	args_add(a, (uint64_t)ctl);
 	args_add(a, (uint64_t)stop_word);
 }
@@ -598,7 +602,7 @@ static void spin_us(double us)
 static double ptb_fixed_run(CUfunction f, struct kcase *c, CUdeviceptr ctl, unsigned workers,
 			    int narrowed, const char *form)
 {
-	char name[64], extra[64];
+	char name[64], extra[64], batch[16];
 	struct args a;
 	double t0, span;
 
@@ -614,7 +618,8 @@ static double ptb_fixed_run(CUfunction f, struct kcase *c, CUdeviceptr ctl, unsi
 	span = now_us() - t0;
 	CK(cuMemsetD32(stop_word, 0, 1));
 	download(c, 0);
-	snprintf(name, sizeof(name), "%s%s/%u", form, narrowed ? "-narrow" : "", workers);
+	snprintf(batch, sizeof(batch), ptb_batch > 1 ? "-b%u" : "", ptb_batch);
+	snprintf(name, sizeof(name), "%s%s%s/%u", form, batch, narrowed ? "-narrow" : "", workers);
 	snprintf(extra, sizeof(extra), "%.0f us", span);
 	check(c, name, extra);
 	return span;
@@ -874,6 +879,11 @@ static void run_case(CUmodule mod, struct kcase *c)
 		/* The fourth run is narrowed from its start to about half its workers, with a parker. */
 		for (s = opt.quick ? 1u : 0u; s < 4u; s++)
 			span[s] = ptb_fixed_run(fptb, c, ctl, workers[s], s == 3, "ptb");
+		/* Workers taking three virtual blocks at a time (the runtime's batch). */
+		ptb_batch = 3;
+		for (s = opt.quick ? 1u : 0u; s < 4u; s++)
+			ptb_fixed_run(fptb, c, ctl, workers[s], s == 3, "ptb");
+		ptb_batch = 1;
 		/*
 		 * The storm, repeated from the same inputs until enough stops
 		 * happened: a single worker mostly (the longest run, so the most
@@ -886,6 +896,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 			unsigned got;
 
 			upload(c);
+			/* Every third run with batches of three: stops land between batches. */
+			ptb_batch = runs % 3 == 2 ? 3 : 1;
 			/* Every other run the runtime's way: parked worker and helpers. */
 			if (runs % 2) {
 				got = run_park_storm(fptb, c, w, ctl, opt.storm_cycles - cycles,
@@ -903,7 +915,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 			download(c, 0);
 			cycles += got;
 			runs++;
-			snprintf(name, sizeof(name), "%s/%u", runs % 2 ? "ptb-storm" : "park-storm", w);
+			snprintf(name, sizeof(name), "%s%s/%u", runs % 2 ? "ptb-storm" : "park-storm",
+				 ptb_batch > 1 ? "-batched" : "", w);
 			snprintf(extra, sizeof(extra), "%u stop/resume cycles", got);
 			/* Report every run that failed, and only a summary of the rest. */
 			if (!quiet_ok(c))
@@ -924,9 +937,11 @@ static void run_case(CUmodule mod, struct kcase *c)
 		if (!opt.quick)
 			result(c, c->exactly_once ? "exactly-once-storm" : "ptb-storm",
 			       cycles >= opt.storm_cycles && quiet_ok(c),
-			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs, "
-			       "every run equal to the original%s", cycles, parked,
-			       runs, c->exactly_once ? ", every virtual block ran exactly once" : "");
+			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs "
+			       "(a third with batches of 3), every run equal to the original%s", cycles,
+			       parked, runs,
+			       c->exactly_once ? ", every virtual block ran exactly once" : "");
+		ptb_batch = 1;
 	}
 
 	if (fcap) {

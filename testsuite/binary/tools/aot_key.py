@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The cache key colocc --aot and the runtime use (compiler/cache.h), computed
-independently: SHA-256 over length-prefixed fields "colocc-cache 5", the
+independently: SHA-256 over length-prefixed fields "colocc-cache 6", the
 colocc version, the target (sm_90 followed by its variant letter or a
 blank), the entry's ptxas options and the PTX bytes.
 
@@ -34,7 +34,7 @@ def main():
         sys.exit(f"aot_key.py: bad target {a.target!r}")
     target_field = f"sm_{m.group(1)}{m.group(2) or ' '}"
     h = hashlib.sha256()
-    for field in (b"colocc-cache 5", version.encode(), target_field.encode(), a.options.encode(),
+    for field in (b"colocc-cache 6", version.encode(), target_field.encode(), a.options.encode(),
                   open(a.ptx, "rb").read()):
         h.update(b"%d:" % len(field))
         h.update(field)

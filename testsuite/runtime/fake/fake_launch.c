@@ -2,7 +2,7 @@
  * The fake driver's streams, events, functions and launches.  Kernels are
  * not executed, with one exception: a persistent-thread-block variant
  * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
- * slot_base, a pointer to the control block {u32 next; u32 done} and a pointer to the
+ * slot_base, batch, a pointer to the control block {u32 next; u32 done} and a pointer to the
  * stop record {u32 word; u32 pad; u64 host}, docs/passes.md) takes virtual
  * blocks off `next`, counting each in `done`, until the word is set or the
  * grid is done.  A word above 1 narrows instead of stopping, to a share
@@ -750,7 +750,9 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
 /*
  * The one kernel the fake runs: a ptb variant takes virtual blocks off the
  * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
- * slot_base, control, stop), as described at the top.
+ * slot_base, batch, control, stop), as described at the top: one block at
+ * a time whatever the batch, which changes how blocks are taken on a GPU,
+ * not how many.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
@@ -762,16 +764,16 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	unsigned char *ctl;
 	struct resident *r = NULL;
 
-	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 7 ||
+	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 8 ||
 	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 4 ||
-	    k->params[n - 4].size != 4)
+	    k->params[n - 4].size != 4 || k->params[n - 5].size != 4)
 		return CUDA_SUCCESS;
-	for (i = n - 7; i < n - 4; i++) {
+	for (i = n - 8; i < n - 5; i++) {
 		if (k->params[i].size != 4)
 			return CUDA_SUCCESS;
 		total *= le_load(values[i], 4);
 	}
-	park = le_load(values[n - 4], 4);
+	park = le_load(values[n - 5], 4);
 	if (!park && no_helpers && strcmp(no_helpers, "1") == 0)
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	/* On a GPU, a control pointer outside device memory faults the launch. */
