@@ -618,7 +618,9 @@ static double ptb_fixed_run(CUfunction f, struct kcase *c, CUdeviceptr ctl, unsi
 	span = now_us() - t0;
 	CK(cuMemsetD32(stop_word, 0, 1));
 	download(c, 0);
-	snprintf(batch, sizeof(batch), ptb_batch > 1 ? "-b%u" : "", ptb_batch);
+	batch[0] = '\0';
+	if (ptb_batch > 1)
+		snprintf(batch, sizeof(batch), "-b%u", ptb_batch);
 	snprintf(name, sizeof(name), "%s%s%s/%u", form, batch, narrowed ? "-narrow" : "", workers);
 	snprintf(extra, sizeof(extra), "%.0f us", span);
 	check(c, name, extra);
