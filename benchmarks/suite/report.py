@@ -91,7 +91,8 @@ import re
 import sys
 
 MODES = ["alone", "timeslice", "mps", "mps-limit", "mps-prio", "colocc-isolate", "colocc-fill",
-         "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full", "colocc-ts-full"]
+         "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full", "colocc-ts-full",
+         "colocc-share", "colocc-share-50", "colocc-share-30", "colocc-share-ptb"]
 SLO_FACTOR = 4.0
 HEADLINE_LOAD = 0.5
 CSV_HEADER = ["i", "arrival_s", "start_s", "done_s", "latency_ms"]
