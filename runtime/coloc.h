@@ -143,9 +143,10 @@ struct coloc_config {
 	uint64_t turnaround_ns; /* COLOC_TURNAROUND_US: the bound the profiler picks forms under */
 	/*
 	 * COLOC_SHARE: the share of the SMs a best-effort tenant's persistent
-	 * kernels keep while a latency tenant is busy, in 1/1024 (0: none,
-	 * they stop); share_auto (unset or "auto"): 0.7 when the device's
-	 * contexts are MPS clients, else 0 (coloc_share_units, sched.c).
+	 * kernels keep while a latency tenant is busy, in 1/1024 (0, the
+	 * default: none, they stop); share_auto ("auto"): 0.7 when the
+	 * device's contexts are MPS clients, else 0 (coloc_share_units,
+	 * sched.c).
 	 */
 	unsigned share_units;
 	bool share_auto;

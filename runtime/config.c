@@ -43,7 +43,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .share_auto = true,
+	.share_hold_ns = 2000000,
 };
 
 static __thread int depth;
@@ -360,9 +360,9 @@ static int read_share(const char *s)
 	char *end;
 	double f;
 
-	if (strcmp(s, "auto") == 0)
+	coloc_cfg.share_auto = strcmp(s, "auto") == 0;
+	if (coloc_cfg.share_auto)
 		return 0;
-	coloc_cfg.share_auto = false;
 	errno = 0;
 	f = strtod(s, &end);
 	if (errno || *end || end == s || !(f >= 0.0 && f < 1.0)) {

@@ -63,6 +63,16 @@ Definitions:
                 queueing multiplies small changes of service time into large
                 changes of p99)
   service_overhead     service_mean_ms / that of the same run alone - 1
+  alone_busy_share     the share of its run alone the latency tenant spent serving:
+                the sum of done_s - start_s over its served requests, over (last
+                done_s - first arrival_s) (the tenants serve one request at a
+                time); at load L it is about L
+  be_idle_throughput   be_norm_throughput / (1 - alone_busy_share): the best-effort
+                throughput against what the latency tenant's idle time alone could
+                hold.  1: the best-effort tenant ran at its speed alone whenever
+                the latency tenant alone would have been idle; above 1 it also
+                got work done while the latency tenant served.  summary.md shows
+                it in a table of its own, last
   rep           the repetition; every comparison with a run alone is with the
                 run alone of the same repetition.  With more than one,
                 summary.md adds a table of each cell's spread over its
@@ -111,6 +121,7 @@ COLUMNS = [
     ("coverage", ".2f"), ("preemptions", "d"), ("turnaround_p50_us", None),
     ("turnaround_p99_us", None), ("unbounded", None), ("check", "s"), ("run", None),
     ("service_mean_ms", None), ("service_overhead", None), ("rep", None),
+    ("alone_busy_share", None), ("be_idle_throughput", None),
 ]
 COLOCC_FIELDS = ["coverage", "preemptions", "turnaround_p50_us", "turnaround_p99_us"]
 
@@ -158,6 +169,7 @@ class Run:
             self.check = f"FAIL: be: {be['check']}"
         self.ok = self.check == "ok"
         self.arrivals = self.latencies = self.sorted = self.service_mean = None
+        self.busy_share = None
         self.unfinished = 0
         self.out = {}
 
@@ -286,6 +298,7 @@ def read_latencies(run, root):
     run.unfinished = len(rows) - len(served)
     span = max(r[3] for r in served) - min(run.arrivals) if served else 0
     run.lat_throughput = len(served) / span if span > 0 else (0.0 if not served else None)
+    run.busy_share = sum(r[3] - r[2] for r in served) / span if span > 0 else None
 
 
 def load_runs(root):
@@ -364,7 +377,7 @@ def summarize(runs):
         o.update(latency_workload=r.lat, best_effort_workload=r.be, mode=r.mode, load=r.load,
                  trace=r.trace, check=r.check, run=r.name, rep=r.rep)
         again = f" in repetition {r.rep}" if r.rep > 1 else ""
-        lat_norm = be_norm = None
+        lat_norm = be_norm = busy = None
         if r.lat is not None:
             base = baseline(lat_alone, (r.lat, r.load, r.trace, r.rep),
                             f"latency workload {r.lat} at load {r.load:g}, trace {r.trace}{again},")
@@ -393,6 +406,8 @@ def summarize(runs):
                     lat_norm = ratio(r.lat_throughput, base.lat_throughput)
                     if r.service_mean is not None and base.service_mean:
                         o["service_overhead"] = r.service_mean / base.service_mean - 1.0
+                busy = base.busy_share
+                o["alone_busy_share"] = busy
         be_rec = r.rec.get("be")
         if r.be is not None:
             base = baseline(be_alone, (r.be, r.rep), f"best-effort workload {r.be}{again}")
@@ -402,6 +417,8 @@ def summarize(runs):
                     be_norm = ratio(be_rec["throughput"], base.rec["be"]["throughput"])
         o["lat_norm_throughput"] = lat_norm
         o["be_norm_throughput"] = be_norm
+        if be_norm is not None and busy is not None and busy < 1.0:
+            o["be_idle_throughput"] = be_norm / (1.0 - busy)
         parts = [(r.lat, lat_norm), (r.be, be_norm)]
         if all(v is not None for w, v in parts if w is not None):
             o["system_throughput"] = sum(v for w, v in parts if w is not None)
@@ -606,6 +623,21 @@ def write_md(path, root, runs, notes):
                     f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
                     f"| {cell(o['service_mean_ms'], '.3f')} "
                     f"| {cell(o.get('service_overhead'), '+.1%')} |\n")
+    idle = [r for r in runs if r.out.get("be_idle_throughput") is not None]
+    if idle:
+        f.write("\n## Best-effort throughput against the latency tenant's idle time\n\n"
+                "be_idle_throughput = be_norm_throughput / (1 - alone_busy_share), the "
+                "share of its run alone the latency tenant spent serving.\n\n"
+                "| latency_workload | best_effort_workload | mode | load | trace "
+                "| alone_busy_share | be_norm_throughput | be_idle_throughput |\n"
+                "|---|---|---|---|---|---|---|---|\n")
+        for r in idle:
+            o = r.out
+            f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
+                    f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
+                    f"| {cell(o['alone_busy_share'], '.1%')} "
+                    f"| {cell(o['be_norm_throughput'], '.3f')} "
+                    f"| {cell(o['be_idle_throughput'], '.3f')} |\n")
     with open(path, "w") as out:
         out.write(f.getvalue())
 
