@@ -296,10 +296,10 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 		return rc;
 	}
 	coloc_gpu_gate_enter();
-	coloc_sched_issue_begin(false);
+	coloc_sched_issue_begin(false, 0); /* a graph counts as a whole bound */
 	rc = real(exec, stream);
 	if (rc == CUDA_SUCCESS) {
-		coloc_sched_issue_end(stream, flavor);
+		coloc_sched_issue_end(stream, flavor, 0);
 		coloc_sched_count(TC_GRAPH_LAUNCHES, 1);
 	}
 	coloc_gpu_gate_leave();

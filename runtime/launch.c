@@ -58,15 +58,19 @@ static void count(enum coloc_stat s, enum coloc_tenant_counter c)
 	coloc_sched_count(c, 1);
 }
 
-/* `admitted`: a best-effort launch that passed coloc_sched_issue_try already. */
-static CUresult launch_original(const struct launch *l, struct coloc_probe *probe, bool admitted)
+/*
+ * `admitted`: a best-effort launch that passed coloc_sched_issue_try already;
+ * `cost_ns`: its measured time within the bound, for the depth (0: unknown).
+ */
+static CUresult launch_original(const struct launch *l, struct coloc_probe *probe, bool admitted,
+				uint64_t cost_ns)
 {
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	CUresult rc;
 
 	if (be) {
 		if (!admitted)
-			coloc_sched_issue_begin(false);
+			coloc_sched_issue_begin(false, cost_ns);
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
@@ -84,7 +88,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 							    l->block.x, l->block.y, l->block.z,
 							    l->shmem, l->stream, l->params, l->extra);
 	if (be && rc == CUDA_SUCCESS)
-		coloc_sched_issue_end(l->stream, l->flavor);
+		coloc_sched_issue_end(l->stream, l->flavor, cost_ns);
 	else if (rc == CUDA_SUCCESS)
 		coloc_sched_latency_issued(l->fn, l->stream, l->flavor);
 	return rc;
@@ -98,7 +102,7 @@ static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, co
 		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
 	if (k)
 		k->fallback_logged = true;
-	return launch_original(l, probe, false);
+	return launch_original(l, probe, false, 0);
 }
 
 static CUresult launch_variant(const struct launch *l, CUfunction fn, struct coloc_dim3 grid,
@@ -305,7 +309,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	if (batch > 1 && blocks_of(l->grid) + 2ull * workers * batch > UINT32_MAX)
 		batch = 1;
 	*units = workers;
-	coloc_sched_issue_begin(true);
+	coloc_sched_issue_begin(true, 0);
 	coloc_profile_start(probe, l->stream, l->flavor);
 	/*
 	 * Kernels that broadcast through global memory keep two words per
@@ -339,7 +343,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	coloc_ptb_end(&slot, rc == CUDA_SUCCESS, l->stream, l->flavor, fn, workers, l->block,
 		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset, base_offset);
 	if (rc == CUDA_SUCCESS)
-		coloc_sched_issue_end(l->stream, l->flavor);
+		coloc_sched_issue_end(l->stream, l->flavor, 0);
 	if (rc != CUDA_SUCCESS) {
 		*why = "the driver refused its persistent form";
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -372,12 +376,12 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 	*units = n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 	for (uint64_t i = 0; i < n && rc == CUDA_SUCCESS; i++) {
 		params_add(&p, k, VARIANT_SLICE, l->grid, plan[i].offset, 0);
-		coloc_sched_issue_begin(false); /* between slices: the latency tenant goes first */
+		coloc_sched_issue_begin(false, 0); /* between slices: the latency tenant goes first */
 		if (i == 0)
 			coloc_profile_start(probe, l->stream, l->flavor);
 		rc = launch_variant(l, fn, plan[i].grid, p.ptr);
 		if (rc == CUDA_SUCCESS)
-			coloc_sched_issue_end(l->stream, l->flavor);
+			coloc_sched_issue_end(l->stream, l->flavor, 0);
 		/* Nothing ran yet: the original can still take its place. */
 		if (rc != CUDA_SUCCESS && i == 0) {
 			*why = "the driver refused its first slice";
@@ -436,7 +440,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	CUresult rc;
 
 	if (coloc_cfg.form == COLOC_FORM_ORIGINAL)
-		return launch_original(l, NULL, false);
+		return launch_original(l, NULL, false, 0);
 	m = coloc_capture_kernel(l->fn, &name);
 	if (!m) {
 		rc = fallback(l, NULL, NULL, "colocc did not see its module loaded", NULL);
@@ -491,15 +495,15 @@ static CUresult launch_best_effort(const struct launch *l)
 	 * while no latency tenant is busy.  Never waiting for one: when it is
 	 * busy, the persistent form runs beside it, narrowed.
 	 */
-	if (run.idle_original_ns && !probe && coloc_sched_issue_try()) {
+	if (run.idle_original_ns && !probe && coloc_sched_issue_try(run.idle_original_ns)) {
 		run.estimate_ns = run.idle_original_ns;
-		rc = launch_original(l, NULL, true);
+		rc = launch_original(l, NULL, true, run.idle_original_ns);
 		account(&run, false);
 		goto out;
 	}
 	if (run.form == FORM_ORIGINAL) {
 		/* The profiler's choice: shorter than the turnaround bound as it is. */
-		rc = launch_original(l, probe, false);
+		rc = launch_original(l, probe, false, run.estimate_ns);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -565,11 +569,11 @@ static CUresult launch(const struct launch *l)
 	if (hands_off(l, be))
 		return launch_as_is(l);
 	if (!be)
-		return launch_original(l, NULL, false);
+		return launch_original(l, NULL, false, 0);
 	/* Not while this tenant's memory is swapped out (memory.c). */
 	coloc_gpu_gate_enter();
 	/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
-	rc = l->cooperative ? launch_original(l, NULL, false) : launch_best_effort(l);
+	rc = l->cooperative ? launch_original(l, NULL, false, 0) : launch_best_effort(l);
 	coloc_gpu_gate_leave();
 	return rc;
 }

@@ -62,6 +62,7 @@ struct depth_ring {
 	pthread_mutex_t lock; /* everything here; held while waiting for an event */
 	CUcontext ctx[MAX_DEPTH];
 	CUevent ev[MAX_DEPTH];
+	uint64_t cost[MAX_DEPTH]; /* what the item counts for, ns */
 	bool pending[MAX_DEPTH];
 	unsigned next;
 };
@@ -496,48 +497,75 @@ static void sched_gate(bool persistent)
 
 /* ---- the depth of best-effort work in flight */
 
+/* What an item counts for in the depth: its measured time, at most a bound. */
+static uint64_t item_cost(uint64_t cost_ns)
+{
+	return cost_ns && cost_ns < coloc_cfg.turnaround_ns ? cost_ns : coloc_cfg.turnaround_ns;
+}
+
 /*
- * The item `depth` launches back on this GPU must be done before another
- * goes.  Waited for under the GPU's lock: its other threads would wait for
- * the same depth; other GPUs' threads go on.
+ * Waits until the items this process put on this GPU lately leave room for
+ * one that costs `cost_ns` (scheduler.h), the oldest first: an item stays
+ * counted until the wait for room finds it done.  Waited for under the
+ * GPU's lock: its other threads would wait for the same room; other GPUs'
+ * threads go on.
  */
-static void depth_wait(struct dev_state *d)
+static void depth_wait(struct dev_state *d, uint64_t cost_ns)
 {
 	struct depth_ring *r = &d->depth;
-	unsigned slot;
+	uint64_t budget = (uint64_t)sched.depth * coloc_cfg.turnaround_ns, cost = item_cost(cost_ns);
 
 	pthread_mutex_lock(&r->lock);
-	slot = (r->next + MAX_DEPTH - sched.depth) % MAX_DEPTH;
-	if (r->pending[slot]) {
-		CUcontext cur = NULL;
+	for (;;) {
+		unsigned n = 0, oldest = MAX_DEPTH;
+		uint64_t sum = 0;
 
-		REAL(cuCtxGetCurrent)(&cur);
-		if (r->ctx[slot] == cur)
-			REAL(cuEventSynchronize)(r->ev[slot]);
-		r->pending[slot] = false;
+		/* From the slot the next item takes (the oldest) to the last one taken. */
+		for (unsigned k = 0; k < MAX_DEPTH; k++) {
+			unsigned slot = (r->next + k) % MAX_DEPTH;
+
+			if (!r->pending[slot])
+				continue;
+			if (oldest == MAX_DEPTH)
+				oldest = slot;
+			n++;
+			sum += r->cost[slot];
+		}
+		/* The next item's slot must be free; it is the oldest when taken. */
+		if (!r->pending[r->next % MAX_DEPTH] &&
+		    (n < sched.depth || (n < MAX_DEPTH - 1 && sum + cost <= budget)))
+			break;
+		{
+			CUcontext cur = NULL;
+
+			REAL(cuCtxGetCurrent)(&cur);
+			if (r->ctx[oldest] == cur)
+				REAL(cuEventSynchronize)(r->ev[oldest]);
+			r->pending[oldest] = false;
+		}
 	}
 	pthread_mutex_unlock(&r->lock);
 }
 
-void coloc_sched_issue_begin(bool persistent)
+void coloc_sched_issue_begin(bool persistent, uint64_t cost_ns)
 {
 	struct dev_state *d = sched.depth ? current_dev() : NULL;
 
 	if (d)
-		depth_wait(d);
+		depth_wait(d, cost_ns);
 	sched_gate(persistent);
 }
 
-bool coloc_sched_issue_try(void)
+bool coloc_sched_issue_try(uint64_t cost_ns)
 {
 	struct dev_state *d = current_dev();
 
 	if (d && sched.depth)
-		depth_wait(d);
+		depth_wait(d, cost_ns);
 	return !d || !d->seg || !latency_busy(d->seg);
 }
 
-void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)
+void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor, uint64_t cost_ns)
 {
 	struct dev_state *d = sched.depth ? current_dev() : NULL;
 	struct depth_ring *r;
@@ -562,6 +590,7 @@ void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor)
 	     flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(r->ev[slot], stream) :
 				     REAL(cuEventRecord)(r->ev[slot], stream);
 	r->pending[slot] = rc == CUDA_SUCCESS;
+	r->cost[slot] = item_cost(cost_ns);
 	pthread_mutex_unlock(&r->lock);
 }
 

@@ -28,22 +28,28 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
 /*
  * Around each best-effort kernel or slice put on `stream`: begin waits
- * until fewer than COLOC_BE_DEPTH (default 2) of this process's earlier
- * ones on the same GPU are unfinished, then while a latency tenant of the GPU is busy; end
- * marks the new one with an event.  So at most that many best-effort items
- * stand between the latency tenant and the GPU.  A `persistent` kernel does
- * not wait under COLOC_SHARE when its context has a watcher: it starts
- * narrowed (preempt.c).
+ * until this process's earlier ones on the same GPU that may still be
+ * unfinished leave room for it, then while a latency tenant of the GPU is
+ * busy; end marks the new one with an event.  Room: fewer than
+ * COLOC_BE_DEPTH (default 2) items, or, beyond that, items whose costs
+ * with the new one's add up to at most COLOC_BE_DEPTH turnaround bounds
+ * (at most 15 items).  `cost_ns` is what the item was measured to take,
+ * 0 when not known or not bounded by that (persistent kernels, slices,
+ * unmeasured ones): it counts as a whole bound.  So what stands between
+ * the latency tenant and the GPU is bounded as with COLOC_BE_DEPTH items
+ * of a bound each, while short kernels go several at a time.  A
+ * `persistent` kernel does not wait under COLOC_SHARE when its context
+ * has a watcher: it starts narrowed (preempt.c).
  */
-void coloc_sched_issue_begin(bool persistent);
+void coloc_sched_issue_begin(bool persistent, uint64_t cost_ns);
 /*
- * As coloc_sched_issue_begin(false), but where a latency tenant of the GPU
- * is busy once the depth allows the launch, returns false at once instead
- * of waiting (the caller launches a form that may run beside it, and
- * begins again for it); true: go ahead, then coloc_sched_issue_end.
+ * As coloc_sched_issue_begin(false, cost_ns), but where a latency tenant
+ * of the GPU is busy once the depth allows the launch, returns false at
+ * once instead of waiting (the caller launches a form that may run beside
+ * it, and begins again for it); true: go ahead, then coloc_sched_issue_end.
  */
-bool coloc_sched_issue_try(void);
-void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor);
+bool coloc_sched_issue_try(uint64_t cost_ns);
+void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor, uint64_t cost_ns);
 /*
  * COLOC_SHARE in 1/1024 (0: off).  Under COLOC_SHARE=auto, asked of the
  * current context's device once (MPS: 0.7, else 0); 0 while no context is
