@@ -100,7 +100,7 @@ import os
 import re
 import sys
 
-MODES = ["alone", "mps-solo", "colocc-solo", "timeslice", "mps", "mps-limit", "mps-prio", "colocc-isolate", "colocc-fill",
+MODES = ["alone", "mps-solo", "colocc-solo", "colocc-solo-ts", "timeslice", "mps", "mps-limit", "mps-prio", "colocc-isolate", "colocc-fill",
          "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full", "colocc-ts-full",
          "colocc-share", "colocc-share-50", "colocc-share-30", "colocc-share-ptb"]
 SLO_FACTOR = 4.0
