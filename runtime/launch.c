@@ -395,6 +395,26 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 	return rc;
 }
 
+/*
+ * Without MPS the GPU time-slices between processes, and a stopped
+ * persistent kernel keeps its parked worker resident until it resumes: the
+ * GPU would give that worker time slices beside the latency tenant for as
+ * long as the latency tenant stays busy (on the H200 a GPU-bound server ran
+ * 2.7 times slower).  Under COLOC_FORM=auto the profiler chooses among the
+ * other forms there; COLOC_FORM=ptb still forces them.
+ */
+static const char *time_slicing_ptb_off(void)
+{
+	static int said;
+
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		coloc_log(COLOC_LOG_INFO, "time-slicing (the device's contexts are not MPS clients): "
+			  "no persistent forms under COLOC_FORM=auto, since a stopped one keeps a "
+			  "worker on the GPU beside the latency tenant");
+	return "persistent forms are off under time-slicing (a stopped one keeps a worker "
+	       "resident)";
+}
+
 static bool capturing_stream(const struct launch *l)
 {
 	int status = 0;
@@ -472,11 +492,13 @@ static CUresult launch_best_effort(const struct launch *l)
 		why = !k ? (m->failed ? m->failed : "the kernel is not in its module's PTX") :
 		      k->refused[VARIANT_PTB] ? k->refused[VARIANT_PTB] : "its variants are missing";
 	if (fns && fns->fn[VARIANT_PTB] && coloc_cfg.form != COLOC_FORM_SLICE) {
-		if (coloc_ptb_usable())
-			forms |= 1u << VARIANT_PTB;
-		else
+		if (!coloc_ptb_usable())
 			ptb_off = "persistent kernels are off in this context (its streams share a "
 				  "hardware queue with colocc's stop stream)";
+		else if (coloc_cfg.form == COLOC_FORM_AUTO && !coloc_sched_mps())
+			ptb_off = time_slicing_ptb_off();
+		else
+			forms |= 1u << VARIANT_PTB;
 	}
 	if (fns && fns->fn[VARIANT_SLICE] && coloc_cfg.form != COLOC_FORM_PTB)
 		forms |= 1u << VARIANT_SLICE;

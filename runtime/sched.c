@@ -175,32 +175,45 @@ static struct dev_state *current_dev(void)
 
 #define SHARE_UNDER_MPS 717 /* 0.7 of the SMs, in 1/1024: docs/results.md */
 
-unsigned coloc_share_units(void)
+/* 1: MPS, 0: not, -1: not asked yet; asked of the first device seen, once. */
+static int mps_state = -1;
+
+bool coloc_sched_mps(void)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
-	static int resolved; /* 0: not yet; 1: share_units holds the answer */
 	CUdevice dev;
 	int mps = 0;
 
-	if (!coloc_cfg.share_auto || __atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
-		return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&mps_state, __ATOMIC_ACQUIRE) >= 0)
+		return __atomic_load_n(&mps_state, __ATOMIC_RELAXED) == 1;
 	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS)
-		return 0;
-	/* Asked once: threads on other devices take the first answer. */
+		return false;
 	pthread_mutex_lock(&once);
-	if (!resolved) {
+	if (mps_state < 0) {
 		if (REAL(cuDeviceGetAttribute)(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev) !=
 		    CUDA_SUCCESS)
 			mps = 0;
-		__atomic_store_n(&coloc_cfg.share_units, mps == 1 ? SHARE_UNDER_MPS : 0u,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
-		if (mps == 1 && coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
-			coloc_log(COLOC_LOG_INFO, "MPS: persistent kernels keep 0.7 of the SMs while a "
-				  "latency tenant is busy (COLOC_SHARE=auto; 0 stops them instead)");
+		__atomic_store_n(&mps_state, mps == 1 ? 1 : 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&once);
-	return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
+	return __atomic_load_n(&mps_state, __ATOMIC_RELAXED) == 1;
+}
+
+unsigned coloc_share_units(void)
+{
+	static int said;
+	bool mps;
+
+	if (!coloc_cfg.share_auto)
+		return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
+	mps = coloc_sched_mps();
+	if (__atomic_load_n(&mps_state, __ATOMIC_ACQUIRE) < 0)
+		return 0; /* no context current to ask yet */
+	if (mps && coloc_cfg.role == COLOC_ROLE_BEST_EFFORT &&
+	    !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		coloc_log(COLOC_LOG_INFO, "MPS: persistent kernels keep 0.7 of the SMs while a "
+			  "latency tenant is busy (COLOC_SHARE=auto; 0 stops them instead)");
+	return mps ? SHARE_UNDER_MPS : 0u;
 }
 
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n)

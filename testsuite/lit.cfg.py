@@ -64,6 +64,10 @@ config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u CO
                              # read the fake's log of other calls keep the driver's
                              # cuMemAlloc; the memory tests turn them on.
                              "COLOC_MEM_POOL=0 "
+                             # The fake's contexts are MPS clients, the setting colocc's
+                             # persistent forms are for; tests of time-slicing set
+                             # COLOC_FAKE_MPS=0.
+                             "COLOC_FAKE_MPS=1 "
                              f"COLOC_RUN_DIR={rt_run_dir} "
                              f"LD_LIBRARY_PATH={os.path.join(rt, 'fake')} "
                              f"LD_PRELOAD={os.path.join(config.colocc_obj_root, 'libcoloc.so')}"))
