@@ -12,9 +12,9 @@
  *   COLOC_POLICY=isolate|fill|none    how tenants share the GPU (default isolate)
  *   COLOC_SHARE=F|auto       while a latency tenant is busy, best-effort persistent kernels
  *                            keep this share (0 to 1, exclusive) of the SMs instead of
- *                            stopping, and new ones start; 0: they stop, they wait (default
- *                            auto: 0.7 under MPS, where kernels of two processes run side by
- *                            side, else 0)
+ *                            stopping, and new ones start; 0 (default): they stop, they
+ *                            wait; auto: 0.7 under MPS, where kernels of two processes run
+ *                            side by side, else 0
  *   COLOC_SHARE_HOLD_US=T    with COLOC_SHARE, they widen again once no latency tenant has
  *                            been busy for T microseconds (default 2000)
  *   COLOC_PTB_BATCH=N        virtual blocks a persistent worker takes at a time, 1 to 64

@@ -206,9 +206,10 @@ unsigned coloc_share_units(void)
 
 	if (!coloc_cfg.share_auto)
 		return __atomic_load_n(&coloc_cfg.share_units, __ATOMIC_RELAXED);
-	mps = coloc_sched_mps();
+	coloc_sched_mps();
 	if (__atomic_load_n(&mps_state, __ATOMIC_ACQUIRE) < 0)
 		return 0; /* no context current to ask yet */
+	mps = __atomic_load_n(&mps_state, __ATOMIC_RELAXED) == 1;
 	if (mps && coloc_cfg.role == COLOC_ROLE_BEST_EFFORT &&
 	    !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		coloc_log(COLOC_LOG_INFO, "MPS: persistent kernels keep 0.7 of the SMs while a "
@@ -591,6 +592,14 @@ void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor, uin
 	r = &d->depth;
 	pthread_mutex_lock(&r->lock);
 	slot = r->next++ % MAX_DEPTH;
+	/*
+	 * Threads that passed depth_wait together each take a slot here: one
+	 * may come round to an item still pending.  It is waited for rather
+	 * than forgotten, so that no unfinished item drops out of the count.
+	 */
+	if (r->pending[slot] && r->ctx[slot] == cur)
+		REAL(cuEventSynchronize)(r->ev[slot]);
+	r->pending[slot] = false;
 	if (r->ctx[slot] != cur || !r->ev[slot]) {
 		/* Another context of this GPU (rare): its event goes, one of this one's comes. */
 		if (r->ev[slot])
