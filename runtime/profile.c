@@ -651,6 +651,13 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 		/* A forced form: measured only for the coverage figures. */
 		c = *out;
 	} else if (e->decided) {
+		/*
+		 * A choice made where other forms could run (a profile from an MPS
+		 * run read without MPS, a context whose persistent kernels were
+		 * turned off since) is made again among the forms this launch has.
+		 */
+		if (e->choice.form != FORM_ORIGINAL && !(forms & (1u << e->choice.form)))
+			decide(e, forms);
 		c = e->choice;
 	} else if (e->probing) {
 		c = *out;
