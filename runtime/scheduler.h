@@ -49,13 +49,13 @@ void coloc_sched_issue_begin(bool persistent, uint64_t cost_ns);
  * it, and begins again for it); true: go ahead, then coloc_sched_issue_end.
  */
 bool coloc_sched_issue_try(uint64_t cost_ns);
+void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor, uint64_t cost_ns);
 /*
  * Whether the device's contexts are MPS clients (CU_DEVICE_ATTRIBUTE_MPS_ENABLED),
  * asked of the current context's device once per process; false while no
  * context is current.  Without MPS the GPU time-slices between processes.
  */
 bool coloc_sched_mps(void);
-void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor, uint64_t cost_ns);
 /*
  * COLOC_SHARE in 1/1024 (0: off).  Under COLOC_SHARE=auto, asked of the
  * current context's device once (MPS: 0.7, else 0); 0 while no context is
