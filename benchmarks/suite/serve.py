@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Latency tenants: stock PyTorch inference served open loop from a trace.
 
-usage: serve.py MODEL --trace FILE --out CSV [--batch B] [--seed K] [--warmup N]
-       serve.py MODEL --calibrate N [--batch B] [--seed K] [--warmup N]
+usage: serve.py MODEL --trace FILE --out CSV [--batch B] [--seed K] [--warmup N] [--graph]
+       serve.py MODEL --calibrate N [--batch B] [--seed K] [--warmup N] [--graph]
 
 MODEL is one of
   resnet50  ResNet-50 (3, 4, 6, 3 bottlenecks), B images of 3x224x224, fp32
@@ -11,6 +11,11 @@ MODEL is one of
   gpt2      one GPT-2-small decoder step (12 layers, d 768, 12 heads, vocab
             50257): B sequences each get one new token against a KV cache of
             512 positions, filled by a prefill at startup, fp16
+
+--graph (resnet50, bert): each of the request inputs is captured once in a
+CUDA graph (torch.cuda.graph) after warm-up, and a request replays its graph:
+the same kernels, one launch for the CPU, as servers do to take the Python
+launch path out of small-batch latency.
 
 Weights are random from --seed; nothing is downloaded.  ResNet-50 stays fp32
 (cuDNN may still use TF32 for its convolutions, PyTorch's default); the two
@@ -188,23 +193,50 @@ class Gpt2(nn.Module):
 
 # ---- tenants: (request(i) -> output, probe() -> output)
 
-def make_resnet50(batch, seed, dev):
+def per_input(model, inputs, graph):
+    """request(i): MODEL on input i mod len(INPUTS); with GRAPH, the replay of
+    a CUDA graph captured once per input (after a warm-up on a side stream,
+    as capture requires), so that a request costs the CPU one launch."""
+    if not graph:
+        return lambda i: model(inputs[i % len(inputs)])
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for x in inputs:
+            model(x)
+    torch.cuda.current_stream().wait_stream(side)
+    graphs, pool = [], None
+    for x in inputs:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, pool=pool):
+            out = model(x)
+        pool = g.pool()
+        graphs.append((g, out))
+
+    def request(i):
+        g, out = graphs[i % len(graphs)]
+        g.replay()
+        return out
+    return request
+
+
+def make_resnet50(batch, seed, dev, graph=False):
     torch.manual_seed(seed)
     model = resnet50().to(dev).eval()
     g = torch.Generator(device="cpu").manual_seed(seed + 1)
     inputs = [torch.randn(batch, 3, 224, 224, generator=g).to(dev) for _ in range(INPUT_POOL)]
     probe_x = torch.randn(batch, 3, 224, 224, generator=g).to(dev)
-    return (lambda i: model(inputs[i % INPUT_POOL])), (lambda: model(probe_x))
+    return per_input(model, inputs, graph), (lambda: model(probe_x))
 
 
-def make_bert(batch, seed, dev):
+def make_bert(batch, seed, dev, graph=False):
     torch.manual_seed(seed)
     model = Bert().to(dev).half().eval()
     g = torch.Generator(device="cpu").manual_seed(seed + 1)
     inputs = [torch.randint(0, 30522, (batch, 128), generator=g).to(dev)
               for _ in range(INPUT_POOL)]
     probe_x = torch.randint(0, 30522, (batch, 128), generator=g).to(dev)
-    return (lambda i: model(inputs[i % INPUT_POOL])), (lambda: model(probe_x))
+    return per_input(model, inputs, graph), (lambda: model(probe_x))
 
 
 def make_gpt2(batch, seed, dev):
@@ -242,6 +274,7 @@ def make_gpt2(batch, seed, dev):
 
 
 MAKERS = {"resnet50": make_resnet50, "bert": make_bert, "gpt2": make_gpt2}
+GRAPH_MODELS = ("resnet50", "bert")  # gpt2's cache slot changes per request
 
 
 # ---- serving
@@ -282,7 +315,12 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0, help="seed of weights and inputs (default 0)")
     p.add_argument("--warmup", type=int, default=20,
                    help="requests run before the clock starts (default 20)")
+    p.add_argument("--graph", action="store_true",
+                   help="capture the model once per input in a CUDA graph and replay it per "
+                        f"request ({', '.join(GRAPH_MODELS)})")
     a = p.parse_args(argv)
+    if a.graph and a.model not in GRAPH_MODELS:
+        p.error(f"--graph works for {', '.join(GRAPH_MODELS)}, not {a.model}")
     if a.trace is not None and a.out is None:
         p.error("--trace needs --out, the per-request CSV")
     if not 1 <= a.batch <= 8:
@@ -296,7 +334,7 @@ def parse_args(argv):
 
 def main(argv=None):
     a = parse_args(argv)
-    name = f"{a.model}_b{a.batch}"
+    name = f"{a.model}{'_graph' if a.graph else ''}_b{a.batch}"
     arrivals = []
     if a.trace is not None:
         try:
@@ -314,7 +352,10 @@ def main(argv=None):
     torch.backends.cudnn.benchmark = False
     dev = torch.device("cuda")
     with torch.no_grad():
-        request, probe = MAKERS[a.model](a.batch, a.seed, dev)
+        if a.graph:
+            request, probe = MAKERS[a.model](a.batch, a.seed, dev, graph=True)
+        else:
+            request, probe = MAKERS[a.model](a.batch, a.seed, dev)
         for i in range(a.warmup):
             request(i)
         first = probe().clone()
