@@ -27,6 +27,8 @@ Input: DIR/runs/*.json, one record per run:
                         throughput over the run, t_s on the clock of the CSV's arrival_s
   check                 "ok", or "FAIL: why" when the run's outputs were wrong
   rep                   optional: the repetition, 1 to N (run --repeat N); default 1
+  mps                   optional: true if the tenants ran as MPS clients, false if
+                        not; when absent, true for the suite's MPS modes (MPS_MODES)
 
 A run alone is mode "alone" with one workload.  A run whose latency_csv or be
 is missing must have failed its check.
@@ -73,6 +75,12 @@ Definitions:
                 the latency tenant alone would have been idle; above 1 it also
                 got work done while the latency tenant served.  summary.md shows
                 it in a table of its own, last
+  mps_alone_p99_ms     for a colocated run under MPS: p99 of the same latency workload,
+                load, trace and repetition alone under MPS (mode mps-solo), when
+                the run has one
+  p99_overhead_mps     p99_ms / mps_alone_p99_ms - 1: what the best-effort tenant
+                and colocc cost the latency tenant beyond what MPS alone costs
+                it.  summary.md shows it in a table of its own when any run has it
   rep           the repetition; every comparison with a run alone is with the
                 run alone of the same repetition.  With more than one,
                 summary.md adds a table of each cell's spread over its
@@ -102,7 +110,8 @@ import sys
 
 MODES = ["alone", "mps-solo", "colocc-solo", "colocc-solo-ts", "timeslice", "mps", "mps-limit", "mps-prio", "colocc-isolate", "colocc-fill",
          "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full", "colocc-ts-full",
-         "colocc-share", "colocc-share-50", "colocc-share-30", "colocc-share-ptb"]
+         "colocc-share", "colocc-share-50", "colocc-share-30", "colocc-share-ptb",
+         "colocc-full-prio", "colocc-share-prio"]
 SLO_FACTOR = 4.0
 HEADLINE_LOAD = 0.5
 CSV_HEADER = ["i", "arrival_s", "start_s", "done_s", "latency_ms"]
@@ -122,7 +131,13 @@ COLUMNS = [
     ("turnaround_p99_us", None), ("unbounded", None), ("check", "s"), ("run", None),
     ("service_mean_ms", None), ("service_overhead", None), ("rep", None),
     ("alone_busy_share", None), ("be_idle_throughput", None),
+    ("mps_alone_p99_ms", None), ("p99_overhead_mps", None),
 ]
+# The suite's modes whose tenants run as MPS clients, for records without "mps".
+MPS_MODES = {"mps-solo", "colocc-solo", "mps", "mps-limit", "mps-prio", "colocc-isolate",
+             "colocc-fill", "colocc-gate", "colocc-gate-slice", "colocc-gate-ptb", "colocc-full",
+             "colocc-full-prio", "colocc-share", "colocc-share-50", "colocc-share-30",
+             "colocc-share-ptb", "colocc-share-prio"}
 COLOCC_FIELDS = ["coverage", "preemptions", "turnaround_p50_us", "turnaround_p99_us"]
 
 
@@ -161,6 +176,7 @@ class Run:
         self.be = rec["best_effort_workload"]
         self.rep = rec.get("rep") or 1
         self.mode = rec["mode"]
+        self.mps = rec["mps"] if rec.get("mps") is not None else self.mode in MPS_MODES
         self.load = float(rec["load"]) if rec.get("load") is not None else None
         self.trace = rec.get("trace")
         self.check = rec["check"]
@@ -208,6 +224,8 @@ def check_record(path, rec):
         bad(f"'load' must be a number >= 0, got {json.dumps(rec['load'])}")
     if rec.get("trace") is not None and not isinstance(rec["trace"], str):
         bad("'trace' must be a string")
+    if rec.get("mps") is not None and not isinstance(rec["mps"], bool):
+        bad(f"'mps' must be true or false, got {json.dumps(rec['mps'])}")
     if rec.get("rep") is not None and not (isinstance(rec["rep"], int) and
                                            not isinstance(rec["rep"], bool) and rec["rep"] >= 1):
         bad(f"'rep' must be a whole number >= 1, got {json.dumps(rec['rep'])}")
@@ -351,8 +369,10 @@ def ratio(a, b):
 def summarize(runs):
     """Fills each run's .out with the summary's columns; returns the notes on
     missing baselines."""
-    lat_alone, be_alone = {}, {}
+    lat_alone, be_alone, mps_alone = {}, {}, {}
     for r in runs:
+        if r.mode == "mps-solo" and r.ok and r.sorted is not None and not r.unfinished:
+            mps_alone[(r.lat, r.load, r.trace, r.rep)] = r
         if r.mode == "alone" and r.be is None:
             lat_alone[(r.lat, r.load, r.trace, r.rep)] = r
         elif r.mode == "alone" and r.lat is None:
@@ -408,6 +428,12 @@ def summarize(runs):
                         o["service_overhead"] = r.service_mean / base.service_mean - 1.0
                 busy = base.busy_share
                 o["alone_busy_share"] = busy
+            solo = mps_alone.get((r.lat, r.load, r.trace, r.rep))
+            if r.mps and r.be is not None and solo is not None and r.sorted is not None:
+                o["mps_alone_p99_ms"] = percentile(solo.sorted, 99.0)
+                o["p99_overhead_mps"] = ratio(o["p99_ms"], o["mps_alone_p99_ms"])
+                if o["p99_overhead_mps"] is not None:
+                    o["p99_overhead_mps"] -= 1.0
         be_rec = r.rec.get("be")
         if r.be is not None:
             base = baseline(be_alone, (r.be, r.rep), f"best-effort workload {r.be}{again}")
@@ -638,6 +664,22 @@ def write_md(path, root, runs, notes):
                     f"| {cell(o['alone_busy_share'], '.1%')} "
                     f"| {cell(o['be_norm_throughput'], '.3f')} "
                     f"| {cell(o['be_idle_throughput'], '.3f')} |\n")
+    against_mps = [r for r in runs if r.out.get("mps_alone_p99_ms") is not None]
+    if against_mps:
+        f.write("\n## Under MPS, against the latency tenant alone under MPS\n\n"
+                "p99_overhead_mps = p99_ms / mps_alone_p99_ms - 1, mps_alone_p99_ms from the "
+                "run mps-solo of the same repetition: what the best-effort tenant and colocc "
+                "cost beyond MPS's own cost.\n\n"
+                "| latency_workload | best_effort_workload | mode | load | trace "
+                "| p99_ms | mps_alone_p99_ms | p99_overhead_mps | p99_overhead |\n"
+                "|---|---|---|---|---|---|---|---|---|\n")
+        for r in against_mps:
+            o = r.out
+            f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
+                    f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
+                    f"| {cell(o['p99_ms'], '.3f')} | {cell(o['mps_alone_p99_ms'], '.3f')} "
+                    f"| {cell(o['p99_overhead_mps'], '+.1%')} "
+                    f"| {cell(o.get('p99_overhead'), '+.1%')} |\n")
     with open(path, "w") as out:
         out.write(f.getvalue())
 
