@@ -12,7 +12,7 @@ MODEL is one of
             50257): B sequences each get one new token against a KV cache of
             512 positions, filled by a prefill at startup, fp16
 
---graph (resnet50, bert): each of the request inputs is captured once in a
+--graph (resnet50): each of the request inputs is captured once in a
 CUDA graph (torch.cuda.graph) after warm-up, and a request replays its graph:
 the same kernels, one launch for the CPU, as servers do to take the Python
 launch path out of small-batch latency.
@@ -229,14 +229,14 @@ def make_resnet50(batch, seed, dev, graph=False):
     return per_input(model, inputs, graph), (lambda: model(probe_x))
 
 
-def make_bert(batch, seed, dev, graph=False):
+def make_bert(batch, seed, dev):
     torch.manual_seed(seed)
     model = Bert().to(dev).half().eval()
     g = torch.Generator(device="cpu").manual_seed(seed + 1)
     inputs = [torch.randint(0, 30522, (batch, 128), generator=g).to(dev)
               for _ in range(INPUT_POOL)]
     probe_x = torch.randint(0, 30522, (batch, 128), generator=g).to(dev)
-    return per_input(model, inputs, graph), (lambda: model(probe_x))
+    return per_input(model, inputs, False), (lambda: model(probe_x))
 
 
 def make_gpt2(batch, seed, dev):
@@ -274,7 +274,10 @@ def make_gpt2(batch, seed, dev):
 
 
 MAKERS = {"resnet50": make_resnet50, "bert": make_bert, "gpt2": make_gpt2}
-GRAPH_MODELS = ("resnet50", "bert")  # gpt2's cache slot changes per request
+# gpt2's cache slot changes per request.  BERT's graph replays failed on the
+# H200 with an out-of-bounds gather (device-side assert; not investigated):
+# benchmarks/results/2026-11-26-h200/matrix3.
+GRAPH_MODELS = ("resnet50",)
 
 
 # ---- serving
