@@ -3,7 +3,8 @@
 
 usage: traffic.py poisson (--rate R | --load L --service-ms M) --seconds S --seed K -o FILE
        traffic.py bursty  (--rate R | --load L --service-ms M) --seconds S --seed K
-                          [--peak-ratio 50] [--on-mean-s 0.5] [--off-ratio 0.1] -o FILE
+                          [--peak-ratio 50] [--on-mean-s 0.5] [--off-ratio 0.1]
+                          [--fit-load] -o FILE
 
 An open-loop client sends each request at its arrival time whether or not the
 previous ones have finished, so a trace is just the list of arrival times.
@@ -29,7 +30,17 @@ and (lengths being memoryless) the trace starts in the steady state: the
 expected count over any S seconds is R x S.  With the defaults, E[h] = 12.5,
 f = 7.3%, and a burst every 6.9 s on average.  A short trace holds few bursts,
 so its count varies far more than a Poisson trace's (over 60 s, sd about 18%
-of R S): the header's mean_rate says what a trace holds.
+of R S): the header's mean_rate says what a trace holds.  A trace of a few
+seconds often holds no burst at all, only OFF arrivals at off-ratio x R.
+
+--fit-load fits one trace to its rate: the periods (lengths and levels) are
+drawn first, then every level is multiplied by c = R S / sum(level x length),
+so that this trace's expected count is R S whatever bursts it drew; then the
+arrivals are drawn.  Burst shapes keep their proportions; c > 1 for a trace
+that drew less burst than average (its peak then exceeds peak-ratio x R), and
+a trace without any burst becomes Poisson at R.  The header records c as
+fit_scale.  The colocation suite fits its bursty traces, so that a cell at
+load L loads the latency tenant L whatever its length.
 
 Trace format: '#' lines are comments; the header records the generator, every
 parameter, the seed, the resulting count and mean rate as '# key: value'.
@@ -37,7 +48,7 @@ Every other line is one arrival time in seconds from the start, ascending and
 below S, with 6 decimals.  The same arguments give the same bytes: all
 randomness comes from random.Random(seed).
 
-As a module: poisson(), bursty(), write_trace(), read_trace().
+As a module: poisson(), bursty(), bursty_fitted(), write_trace(), read_trace().
 """
 import argparse
 import math
@@ -84,6 +95,35 @@ def burst_shape(peak_ratio, off_ratio):
 def off_mean_s(peak_ratio, on_mean_s, off_ratio):
     _, f = burst_shape(peak_ratio, off_ratio)
     return on_mean_s * (1.0 - f) / f
+
+
+def bursty_fitted(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio=0.1):
+    """(arrivals, c): the on/off process with its levels scaled by c so that
+    the trace's expected count is RATE x SECONDS (--fit-load)."""
+    rng = random.Random(seed)
+    _, f = burst_shape(peak_ratio, off_ratio)
+    off_mean = off_mean_s(peak_ratio, on_mean_s, off_ratio)
+    periods = []  # (start, end, level)
+    t = 0.0
+    on = rng.random() < f
+    while t < seconds:
+        if on:
+            level = rate * math.exp(rng.uniform(0.0, math.log(peak_ratio)))
+            length = rng.expovariate(1.0 / on_mean_s)
+        else:
+            level = rate * off_ratio
+            length = rng.expovariate(1.0 / off_mean)
+        periods.append((t, min(t + length, seconds), level))
+        t += length
+        on = not on
+    expected = sum((end - start) * level for start, end, level in periods)
+    if expected <= 0:  # off-ratio 0 and no burst: nothing to scale
+        return [], 1.0
+    c = rate * seconds / expected
+    out = []
+    for start, end, level in periods:
+        _arrivals(rng, level * c, start, end, seconds, out)
+    return out, c
 
 
 def bursty(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio=0.1):
@@ -190,6 +230,9 @@ def _parser():
                            help="mean length of an ON period in seconds (default 0.5)")
             s.add_argument("--off-ratio", type=_share, default=0.1,
                            help="OFF rate as a multiple of the mean, in [0, 1) (default 0.1)")
+            s.add_argument("--fit-load", action="store_true",
+                           help="scale this trace's levels so that its expected count is R x S "
+                                "(see the module's docstring)")
     return p, subs
 
 
@@ -222,7 +265,12 @@ def main(argv=None):
                        "off_ratio": repr(a.off_ratio),
                        "off_mean_s": repr(off_mean_s(a.peak_ratio, a.on_mean_s, a.off_ratio)),
                        "on_share": repr(f), "on_mean_level": repr(mean_h)})
-        arrivals = bursty(rate, a.seconds, a.seed, a.peak_ratio, a.on_mean_s, a.off_ratio)
+        if a.fit_load:
+            arrivals, c = bursty_fitted(rate, a.seconds, a.seed, a.peak_ratio, a.on_mean_s,
+                                        a.off_ratio)
+            params["fit_scale"] = repr(c)
+        else:
+            arrivals = bursty(rate, a.seconds, a.seed, a.peak_ratio, a.on_mean_s, a.off_ratio)
 
     try:
         if a.output == "-":
