@@ -34,12 +34,12 @@ of R S): the header's mean_rate says what a trace holds.  A trace of a few
 seconds often holds no burst at all, only OFF arrivals at off-ratio x R.
 
 --fit-load fits one trace to its rate: the periods (lengths and levels) are
-drawn first, then every level is multiplied by c = R S / sum(level x length),
-so that this trace's expected count is R S whatever bursts it drew; then the
-arrivals are drawn.  Burst shapes keep their proportions; c > 1 for a trace
-that drew less burst than average (its peak then exceeds peak-ratio x R), and
-a trace without any burst becomes Poisson at R.  The header records c as
-fit_scale.  The colocation suite fits its bursty traces, so that a cell at
+drawn first, then every level becomes min(c x level, peak-ratio x R), with c
+chosen so that sum(level x length) = R S: this trace's expected count is R S
+whatever bursts it drew, and no level passes peak-ratio x R; then the
+arrivals are drawn.  c > 1 for a trace that drew less burst than average
+(bursts grow, the highest capped), c < 1 for one that drew more, and a trace
+without any burst becomes Poisson at R.  The header records c as fit_scale.  The colocation suite fits its bursty traces, so that a cell at
 load L loads the latency tenant L whatever its length.
 
 Trace format: '#' lines are comments; the header records the generator, every
@@ -116,13 +116,27 @@ def bursty_fitted(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio
         periods.append((t, min(t + length, seconds), level))
         t += length
         on = not on
-    expected = sum((end - start) * level for start, end, level in periods)
-    if expected <= 0:  # off-ratio 0 and no burst: nothing to scale
+    peak = peak_ratio * rate
+
+    def expected(c):
+        return sum((end - start) * min(level * c, peak) for start, end, level in periods)
+
+    if expected(1.0) <= 0:  # off-ratio 0 and no burst: nothing to scale
         return [], 1.0
-    c = rate * seconds / expected
+    # expected(c) grows with c up to peak x S >= R S: bisect for R S.
+    lo, hi = 0.0, 1.0
+    while expected(hi) < rate * seconds:
+        hi *= 2.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if expected(mid) < rate * seconds:
+            lo = mid
+        else:
+            hi = mid
+    c = hi
     out = []
     for start, end, level in periods:
-        _arrivals(rng, level * c, start, end, seconds, out)
+        _arrivals(rng, min(level * c, peak), start, end, seconds, out)
     return out, c
 
 
