@@ -245,8 +245,8 @@ def _parser():
             s.add_argument("--off-ratio", type=_share, default=0.1,
                            help="OFF rate as a multiple of the mean, in [0, 1) (default 0.1)")
             s.add_argument("--fit-load", action="store_true",
-                           help="scale this trace's levels so that its expected count is R x S "
-                                "(see the module's docstring)")
+                           help="scale this trace's levels so that its expected count is R x S, "
+                                "none above peak-ratio x R (see the module's docstring)")
     return p, subs
 
 
