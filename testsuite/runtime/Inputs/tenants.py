@@ -37,6 +37,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         the latency tenant does not stop the kernel again, and the tenant's
         next launch (after synchronizing) takes another form than persistent
         (< 3 s in all)
+  preempt-shared-decided  as preempt-shared, for a kernel whose profile (in
+        RUN_DIR/cache, written by an earlier run) decides the persistent form:
+        grid 21120 with the timing of that run (COLOC_FAKE_BLOCK_US=1000,
+        COLOC_FAKE_VARIANT_US=300, COLOC_TURNAROUND_US=1000); the choice made
+        in this process must be made again once persistent kernels are off
   preempt-share  as preempt, with COLOC_SHARE=0.5: the busy edge narrows
         the kernel (the stop word 1 + 512) instead of stopping it, a second
         best-effort tenant launching while the latency tenant is busy does not
@@ -81,10 +86,14 @@ if mode.startswith("preempt"):
     if mode == "preempt-nohost":
         be_env["COLOC_FAKE_NO_HOST_ALLOC"] = "1"
     be_args = ["--grid=16,1,1", "--sleep-ms=1000"]
-    if mode == "preempt-shared":
+    if mode.startswith("preempt-shared"):
         be_env.update(COLOC_FAKE_SHARED_QUEUE="1", COLOC_FAKE_RESIDENT_US="1500000",
                       COLOC_FAKE_NO_HELPERS="1", COLOC_LOG="warn")
         be_args = ["--grid=16,1,1", "--repeat=2", "--sync-each"]
+    if mode == "preempt-shared-decided":
+        be_env.update(COLOC_FAKE_BLOCK_US="1000", COLOC_FAKE_VARIANT_US="300",
+                      COLOC_TURNAROUND_US="1000", COLOC_BE_DEPTH="0")
+        be_args = ["--via=getproc", "--grid=21120,1,1", "--repeat=2", "--sync-each"]
     if mode == "preempt-share":
         be_env["COLOC_SHARE"] = "0.5"
     start = time.time()
@@ -115,7 +124,7 @@ if mode.startswith("preempt"):
         print("latency tenant killed")
     else:
         subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
-        if mode == "preempt-shared":
+        if mode.startswith("preempt-shared"):
             time.sleep(0.1)
             subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
     time.sleep(0.3)
