@@ -131,7 +131,7 @@ struct fake_state {
 	unsigned sm;  /* 90 for COLOC_FAKE_CC=90 */
 	char variant; /* 'a' for COLOC_FAKE_CC=90a */
 	struct fake_ctx ctx[FAKE_MAX_DEVICES];
-	struct fake_ctx *current; /* one for the process, not per thread */
+	struct fake_ctx *current; /* cuInit's thread's: the default of threads that set none */
 	struct fake_alloc *allocs;
 	unsigned next_alloc;
 	struct fake_stream *streams;

@@ -244,11 +244,28 @@ CUresult fake_need_init(void)
 	return fake.initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
+/*
+ * The current context is per thread, as the driver's: a thread that set one
+ * has its own; one that never did sees the context of the thread that called
+ * cuInit (the application's main thread, standing in for the CUDA runtime,
+ * which makes the primary context current in every thread it serves).  A
+ * process-wide current context let colocc's own threads (the monitor, the
+ * handover server) move the application's thread to another GPU.
+ */
+static __thread struct fake_ctx *thread_ctx;
+static __thread bool thread_ctx_set;
+static pthread_t init_thread;
+
+static struct fake_ctx *current_ctx(void)
+{
+	return thread_ctx_set ? thread_ctx : fake.current;
+}
+
 CUresult fake_need_ctx(void)
 {
 	if (!fake.initialized)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	return fake.current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	return current_ctx() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 /* ---- devices and contexts */
@@ -317,6 +334,7 @@ CUresult cuInit(unsigned int flags)
 			fake.ctx[i].device = i;
 		/* As if the application's runtime had made device 0 current. */
 		fake.current = fake.ndevices ? &fake.ctx[0] : NULL;
+		init_thread = pthread_self();
 		fake.initialized = true;
 	}
 	return fake_end(&line, CUDA_SUCCESS);
@@ -434,8 +452,8 @@ CUresult cuCtxGetCurrent(CUcontext *ctx)
 		return fake_end(&line, rc);
 	if (!ctx)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	*ctx = fake.current ? ctx_handle(fake.current) : NULL;
-	coloc_buf_printf(&line, " ctx=%d", fake.current ? fake.current->device + 1 : 0);
+	*ctx = current_ctx() ? ctx_handle(current_ctx()) : NULL;
+	coloc_buf_printf(&line, " ctx=%d", current_ctx() ? current_ctx()->device + 1 : 0);
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
@@ -455,7 +473,10 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
 		return fake_end(&line, rc);
 	if (ctx && !c)
 		return fake_end(&line, CUDA_ERROR_INVALID_CONTEXT);
-	fake.current = c;
+	thread_ctx = c;
+	thread_ctx_set = true;
+	if (pthread_equal(pthread_self(), init_thread))
+		fake.current = c;
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
@@ -469,7 +490,7 @@ CUresult cuCtxGetDevice(CUdevice *device)
 		return fake_end(&line, rc);
 	if (!device)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	*device = fake.current->device;
+	*device = current_ctx()->device;
 	coloc_buf_printf(&line, " device=%d", *device);
 	return fake_end(&line, CUDA_SUCCESS);
 }
