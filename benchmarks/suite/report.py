@@ -585,6 +585,23 @@ def write_pooled(f, runs):
                 f"| {cell(p99_alone, '.3f')} | {cell(over, '+.1%')} |\n")
 
 
+KEY_COLUMNS = [("latency_workload", "s"), ("best_effort_workload", "s"), ("mode", "s"),
+               ("load", "g"), ("trace", "s")]
+
+
+def write_keyed(f, title, intro, runs, columns):
+    """A table of RUNS (none: no table): the cell's key, then COLUMNS
+    [(name, format)], under a heading TITLE and an INTRO paragraph."""
+    if not runs:
+        return
+    shown = KEY_COLUMNS + columns
+    f.write(f"\n## {title}\n\n" + (f"{intro}\n\n" if intro else ""))
+    f.write("| " + " | ".join(name for name, _ in shown) + " |\n")
+    f.write("|" + "---|" * len(shown) + "\n")
+    for r in runs:
+        f.write("| " + " | ".join(cell(r.out.get(name), fmt) for name, fmt in shown) + " |\n")
+
+
 def write_md(path, root, runs, notes):
     f = io.StringIO()
     f.write(f"# Colocation results: {os.path.basename(os.path.abspath(root))}\n\n")
@@ -638,48 +655,22 @@ def write_md(path, root, runs, notes):
     write_pooled(f, runs)
 
     # Last, so that the tables above keep their shape.
-    timed = [r for r in runs if r.out.get("service_mean_ms") is not None]
-    if timed:
-        f.write("\n## Service time of the latency tenant (done - start, no queueing)\n\n"
-                "| latency_workload | best_effort_workload | mode | load | trace "
-                "| service_mean_ms | service_overhead |\n|---|---|---|---|---|---|---|\n")
-        for r in timed:
-            o = r.out
-            f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
-                    f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
-                    f"| {cell(o['service_mean_ms'], '.3f')} "
-                    f"| {cell(o.get('service_overhead'), '+.1%')} |\n")
-    idle = [r for r in runs if r.out.get("be_idle_throughput") is not None]
-    if idle:
-        f.write("\n## Best-effort throughput against the latency tenant's idle time\n\n"
+    write_keyed(f, "Service time of the latency tenant (done - start, no queueing)", "",
+                [r for r in runs if r.out.get("service_mean_ms") is not None],
+                [("service_mean_ms", ".3f"), ("service_overhead", "+.1%")])
+    write_keyed(f, "Best-effort throughput against the latency tenant's idle time",
                 "be_idle_throughput = be_norm_throughput / (1 - alone_busy_share), the "
-                "share of its run alone the latency tenant spent serving.\n\n"
-                "| latency_workload | best_effort_workload | mode | load | trace "
-                "| alone_busy_share | be_norm_throughput | be_idle_throughput |\n"
-                "|---|---|---|---|---|---|---|---|\n")
-        for r in idle:
-            o = r.out
-            f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
-                    f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
-                    f"| {cell(o['alone_busy_share'], '.1%')} "
-                    f"| {cell(o['be_norm_throughput'], '.3f')} "
-                    f"| {cell(o['be_idle_throughput'], '.3f')} |\n")
-    against_mps = [r for r in runs if r.out.get("mps_alone_p99_ms") is not None]
-    if against_mps:
-        f.write("\n## Under MPS, against the latency tenant alone under MPS\n\n"
+                "share of its run alone the latency tenant spent serving.",
+                [r for r in runs if r.out.get("be_idle_throughput") is not None],
+                [("alone_busy_share", ".1%"), ("be_norm_throughput", ".3f"),
+                 ("be_idle_throughput", ".3f")])
+    write_keyed(f, "Under MPS, against the latency tenant alone under MPS",
                 "p99_overhead_mps = p99_ms / mps_alone_p99_ms - 1, mps_alone_p99_ms from the "
                 "run mps-solo of the same repetition: what the best-effort tenant and colocc "
-                "cost beyond MPS's own cost.\n\n"
-                "| latency_workload | best_effort_workload | mode | load | trace "
-                "| p99_ms | mps_alone_p99_ms | p99_overhead_mps | p99_overhead |\n"
-                "|---|---|---|---|---|---|---|---|---|\n")
-        for r in against_mps:
-            o = r.out
-            f.write(f"| {cell(o['latency_workload'], 's')} | {cell(o['best_effort_workload'], 's')} "
-                    f"| {cell(o['mode'], 's')} | {cell(o['load'], 'g')} | {cell(o['trace'], 's')} "
-                    f"| {cell(o['p99_ms'], '.3f')} | {cell(o['mps_alone_p99_ms'], '.3f')} "
-                    f"| {cell(o['p99_overhead_mps'], '+.1%')} "
-                    f"| {cell(o.get('p99_overhead'), '+.1%')} |\n")
+                "cost beyond MPS's own cost.",
+                [r for r in runs if r.out.get("mps_alone_p99_ms") is not None],
+                [("p99_ms", ".3f"), ("mps_alone_p99_ms", ".3f"), ("p99_overhead_mps", "+.1%"),
+                 ("p99_overhead", "+.1%")])
     with open(path, "w") as out:
         out.write(f.getvalue())
 

@@ -97,13 +97,11 @@ def off_mean_s(peak_ratio, on_mean_s, off_ratio):
     return on_mean_s * (1.0 - f) / f
 
 
-def bursty_fitted(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio=0.1):
-    """(arrivals, c): the on/off process with its levels scaled by c so that
-    the trace's expected count is RATE x SECONDS (--fit-load)."""
-    rng = random.Random(seed)
+def _periods(rng, rate, seconds, peak_ratio, on_mean_s, off_ratio):
+    """The on/off periods as (start, end, level), drawn from RNG one at a time
+    (lazily, so that a caller may draw each period's arrivals in between)."""
     _, f = burst_shape(peak_ratio, off_ratio)
     off_mean = off_mean_s(peak_ratio, on_mean_s, off_ratio)
-    periods = []  # (start, end, level)
     t = 0.0
     on = rng.random() < f
     while t < seconds:
@@ -113,9 +111,27 @@ def bursty_fitted(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio
         else:
             level = rate * off_ratio
             length = rng.expovariate(1.0 / off_mean)
-        periods.append((t, min(t + length, seconds), level))
+        yield t, min(t + length, seconds), level
         t += length
         on = not on
+
+
+def bursty(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio=0.1):
+    """Arrival times (s) of the on/off process described in the module's
+    docstring, with long-run mean RATE per second, over SECONDS."""
+    rng = random.Random(seed)
+    out = []
+    for start, end, level in _periods(rng, rate, seconds, peak_ratio, on_mean_s, off_ratio):
+        _arrivals(rng, level, start, end, seconds, out)
+    return out
+
+
+def bursty_fitted(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio=0.1):
+    """(arrivals, c): the on/off process with its levels scaled by c so that
+    the trace's expected count is RATE x SECONDS, none above PEAK_RATIO x
+    RATE (--fit-load): every period is drawn before any arrival."""
+    rng = random.Random(seed)
+    periods = list(_periods(rng, rate, seconds, peak_ratio, on_mean_s, off_ratio))
     peak = peak_ratio * rate
 
     def expected(c):
@@ -133,34 +149,10 @@ def bursty_fitted(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio
             lo = mid
         else:
             hi = mid
-    c = hi
     out = []
     for start, end, level in periods:
-        _arrivals(rng, min(level * c, peak), start, end, seconds, out)
-    return out, c
-
-
-def bursty(rate, seconds, seed, peak_ratio=50.0, on_mean_s=0.5, off_ratio=0.1):
-    """Arrival times (s) of the on/off process described in the module's
-    docstring, with long-run mean RATE per second, over SECONDS."""
-    rng = random.Random(seed)
-    _, f = burst_shape(peak_ratio, off_ratio)
-    off_mean = off_mean_s(peak_ratio, on_mean_s, off_ratio)
-    out = []
-    t = 0.0
-    on = rng.random() < f
-    while t < seconds:
-        if on:
-            level = rate * math.exp(rng.uniform(0.0, math.log(peak_ratio)))
-            length = rng.expovariate(1.0 / on_mean_s)
-        else:
-            level = rate * off_ratio
-            length = rng.expovariate(1.0 / off_mean)
-        end = min(t + length, seconds)
-        _arrivals(rng, level, t, end, seconds, out)
-        t += length
-        on = not on
-    return out
+        _arrivals(rng, min(level * hi, peak), start, end, seconds, out)
+    return out, hi
 
 
 def write_trace(f, arrivals, params, seconds):
