@@ -28,6 +28,7 @@ const char *const pass_param_role_names[] = {
 	[PASS_PARAM_STOP] = "stop",
 	[PASS_PARAM_SLOT_BASE] = "slot_base",
 	[PASS_PARAM_BATCH] = "batch",
+	[PASS_PARAM_REDO] = "redo",
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)

@@ -37,6 +37,7 @@ enum pass_param_role {
 	PASS_PARAM_STOP,     /* ptb: device pointer to the stop word */
 	PASS_PARAM_SLOT_BASE, /* ptb: first worker index of this launch's broadcast slots */
 	PASS_PARAM_BATCH,    /* ptb: virtual blocks a worker takes at a time (0 counts as 1) */
+	PASS_PARAM_REDO,     /* ptb: device pointer to the launch's redo ring (0: no block is given up) */
 };
 
 extern const char *const pass_param_role_names[];
@@ -82,6 +83,7 @@ struct pass_kernel {
 	unsigned nadded[PASS_FORM_COUNT];
 	bool unisync_needed; /* the kernel has CTA barriers: ptb goes through unisync */
 	bool ptb_global_slots; /* ptb broadcasts through the control block, not shared memory */
+	bool ptb_restart;      /* ptb gives up a block at its barriers when stopped (ptb.c) */
 };
 
 struct pass_ctx {
@@ -147,8 +149,19 @@ bool pass_refused(struct pass_ctx *ctx, struct pass_kernel *k, enum pass_form fo
 /* Copies `from` under the name __coloc_<form>_<kernel>, after the kernel's variants. */
 struct ptx_stmt *pass_clone_kernel(struct pass_ctx *ctx, struct pass_kernel *k,
 				   const struct ptx_func *from, const char *form);
-/* The unisync rewrite of a kernel body, in place (unisync.c; ptb uses it too). */
-int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f);
+/*
+ * What ptb adds to unisync's meeting point so that a stopped block can be
+ * given up there (ptb.c): `before` runs before the reduction, `after` after
+ * it in blocks that go on (it branches to __coloc_halting to give up), and
+ * `halting` is placed after the dispatch, labelled __coloc_halting, and
+ * branches back to __coloc_dispatch when the block goes on after all.
+ */
+struct unisync_halt {
+	const char *before, *after, *halting;
+};
+/* The unisync rewrite of a kernel body, in place (unisync.c; ptb uses it too; halt may be NULL). */
+int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f,
+		       const struct unisync_halt *halt);
 /* Rewrites every ret and exit of a body (nested blocks too) into "bra label". */
 int pass_returns_to_branch(struct ptx_module *m, struct ptx_block *b, const char *label);
 /* Size and alignment of one parameter declaration. */

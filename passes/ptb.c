@@ -105,6 +105,7 @@ static const struct pass_param ptb_params[] = {
 	{COLOC_PREFIX "batch", PASS_PARAM_BATCH, 4, 4},
 	{COLOC_PREFIX "control", PASS_PARAM_CONTROL, 8, 8},
 	{COLOC_PREFIX "stop", PASS_PARAM_STOP, 8, 8},
+	{COLOC_PREFIX "redo", PASS_PARAM_REDO, 8, 8},
 };
 
 /*
@@ -122,6 +123,208 @@ static bool has_memory_model(const struct ptx_module *m)
 	return ptx_module_version(m, &major, &minor) == 0 && (major > 6 || (major == 6 && minor >= 3));
 }
 
+/*
+ * Can a block of this kernel be given up at its barriers and run again
+ * from its start?  Not when it uses mbarriers, async-proxy operations or
+ * instructions colocc does not know (their effects are not known either);
+ * *cp_async: it copies with cp.async, whose copies in flight must land
+ * before the worker's shared memory serves another block.
+ */
+static bool restart_possible(const struct ptx_block *b, bool *cp_async)
+{
+	for (const struct ptx_stmt *s = b->head; s; s = s->next) {
+		const struct ptx_insn *in = &s->u.insn;
+
+		if (s->kind == PTX_STMT_BLOCK) {
+			if (!restart_possible(&s->u.block, cp_async))
+				return false;
+			continue;
+		}
+		if (s->kind != PTX_STMT_INSN)
+			continue;
+		switch (in->op) {
+		case PTX_OP_UNKNOWN:
+		case PTX_OP_MBARRIER:
+		case PTX_OP_WGMMA:
+		case PTX_OP_TCGEN05:
+		case PTX_OP_CLUSTERLAUNCHCONTROL:
+			return false;
+		case PTX_OP_CP:
+			if (ptx_insn_has_mod(in, ".async") && !ptx_insn_has_mod(in, ".bulk"))
+				*cp_async = true;
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+static bool block_local(const struct ptx_insn *in)
+{
+	return ptx_insn_has_mod(in, ".shared") || ptx_insn_has_mod(in, ".shared::cta") ||
+	       ptx_insn_has_mod(in, ".local") || ptx_insn_has_mod(in, ".param");
+}
+
+/*
+ * Does the instruction change anything outside its block (global or
+ * generic memory, surfaces, other blocks, a callee's unknown effects)?
+ */
+static bool leaves_a_trace(const struct ptx_insn *in)
+{
+	switch (in->op) {
+	case PTX_OP_ST:
+	case PTX_OP_ATOM:
+	case PTX_OP_RED:
+		return !block_local(in);
+	case PTX_OP_WMMA:
+		return ptx_insn_has_mod(in, ".store") && !block_local(in);
+	case PTX_OP_CP:
+		return ptx_insn_has_mod(in, ".bulk") || ptx_insn_has_mod(in, ".reduce");
+	case PTX_OP_MULTIMEM:
+	case PTX_OP_DISCARD:
+	case PTX_OP_SUST:
+	case PTX_OP_SURED:
+	case PTX_OP_CALL:
+	case PTX_OP_TENSORMAP:
+	case PTX_OP_GRIDDEPCONTROL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Sets __coloc_dirty before every instruction that leaves a trace. */
+static int mark_traces(struct pass_ctx *ctx, struct ptx_block *b)
+{
+	for (struct ptx_stmt *s = b->head; s; s = s->next) {
+		if (s->kind == PTX_STMT_BLOCK) {
+			if (mark_traces(ctx, &s->u.block) < 0)
+				return -1;
+			continue;
+		}
+		if (s->kind == PTX_STMT_INSN && leaves_a_trace(&s->u.insn) &&
+		    pass_insert_snippet(ctx, b, s, "mov.pred __coloc_dirty, 1;\n") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The leader's view of the stop word (__coloc_hw, read at the block's start
+ * and after every meeting) becomes the block's decision before each
+ * meeting, through a shared word double-buffered by meeting parity: give up
+ * at a stop, or at a narrowing that this worker leaves (the parker goes on
+ * at narrowings), never with batches or without a redo ring.
+ */
+static const struct unisync_halt halt_code = {
+	.before = "setp.eq.u32 __coloc_hq, __coloc_hw, 1;\n"
+		  "setp.gt.u32 __coloc_hn, __coloc_hw, 1;\n"
+		  "@__coloc_hn mov.u32 __coloc_hs, %smid;\n"
+		  "@__coloc_hn mov.u32 __coloc_hm, %nsmid;\n"
+		  "@__coloc_hn shl.b32 __coloc_hs, __coloc_hs, 10;\n"
+		  "@__coloc_hn sub.u32 __coloc_ht, __coloc_hw, 1;\n"
+		  "@__coloc_hn mul.lo.u32 __coloc_ht, __coloc_ht, __coloc_hm;\n"
+		  "@__coloc_hn setp.ge.or.u32 __coloc_hq, __coloc_hs, __coloc_ht, __coloc_helper;\n"
+		  "and.pred __coloc_hn, __coloc_hn, __coloc_parker;\n"
+		  "@__coloc_hn mov.pred __coloc_hq, 0;\n"
+		  "and.pred __coloc_hq, __coloc_hq, __coloc_canhalt;\n"
+		  "selp.u32 __coloc_ht, 1, 0, __coloc_hq;\n"
+		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_ht;\n",
+	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
+		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
+		 "@__coloc_leader ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
+		 "setp.ne.u32 __coloc_hq, __coloc_ht, 0;\n"
+		 "@__coloc_hq bra __coloc_halting;\n",
+	.halting = NULL, /* halting_code(): with cp.async.wait_all where needed */
+};
+
+/* Registers and words of a kernel whose blocks can be given up. */
+static const char restart_decls[] =
+	".reg .b32 __coloc_hw, __coloc_hs, __coloc_hm, __coloc_ht, __coloc_haltp, __coloc_cap;\n"
+	".reg .b32 __coloc_rh, __coloc_rt, __coloc_ri;\n"
+	".reg .b64 __coloc_redop, __coloc_ra;\n"
+	".reg .pred __coloc_dirty, __coloc_hq, __coloc_hn, __coloc_canhalt, __coloc_rq;\n"
+	".shared .align 8 .b32 __coloc_halt[2];\n";
+
+/* The ring holds twice a launch's workers: its own and one helper's. */
+static const char restart_init[] =
+	"mov.u32 __coloc_hw, 0;\n"
+	"mov.u32 __coloc_haltp, __coloc_halt;\n"
+	"mov.pred __coloc_dirty, 0;\n"
+	"ld.param.u64 __coloc_redop, [__coloc_redo];\n"
+	"setp.ne.u64 __coloc_canhalt, __coloc_redop, 0;\n"
+	"setp.eq.and.u32 __coloc_canhalt, __coloc_nbatch, 1, __coloc_canhalt;\n"
+	"cvta.to.global.u64 __coloc_redop, __coloc_redop;\n"
+	"mov.u32 __coloc_cap, %nctaid.x;\n"
+	"shl.b32 __coloc_cap, __coloc_cap, 1;\n";
+
+/*
+ * The leader's take: a block given up comes first (claim the ring's head,
+ * then wait for the entry its giver writes after counting the tail), then
+ * the counter, which is not moved once past the grid.  The parker does not
+ * leave while blocks are not done: they may still be given up, and it may
+ * be the only worker left to run them.
+ */
+static const char restart_take[] =
+	"@__coloc_stopped bra __coloc_took;\n"
+	"@!__coloc_canhalt bra __coloc_fresh;\n"
+	"__coloc_pop:\n"
+	"ld.volatile.global.v2.u32 {__coloc_rh, __coloc_rt}, [__coloc_ctl+8];\n"
+	"setp.ge.u32 __coloc_rq, __coloc_rh, __coloc_rt;\n"
+	"@__coloc_rq bra __coloc_fresh;\n"
+	"add.u32 __coloc_ri, __coloc_rh, 1;\n"
+	"atom.global.cas.b32 __coloc_ri, [__coloc_ctl+8], __coloc_rh, __coloc_ri;\n"
+	"setp.ne.u32 __coloc_rq, __coloc_ri, __coloc_rh;\n"
+	"@__coloc_rq bra __coloc_pop;\n"
+	"rem.u32 __coloc_ri, __coloc_rh, __coloc_cap;\n"
+	"mul.wide.u32 __coloc_ra, __coloc_ri, 4;\n"
+	"add.s64 __coloc_ra, __coloc_ra, __coloc_redop;\n"
+	"__coloc_popwait:\n"
+	"atom.global.exch.b32 __coloc_vid, [__coloc_ra], 0;\n"
+	"setp.eq.u32 __coloc_rq, __coloc_vid, 0;\n"
+	"@__coloc_rq nanosleep.u32 100;\n"
+	"@__coloc_rq bra __coloc_popwait;\n"
+	"sub.u32 __coloc_vid, __coloc_vid, 1;\n"
+	"bra __coloc_took;\n"
+	"__coloc_fresh:\n"
+	"ld.volatile.global.u32 __coloc_ri, [__coloc_ctl];\n"
+	"setp.lt.u32 __coloc_rq, __coloc_ri, __coloc_total;\n"
+	"@__coloc_rq atom.global.add.u32 __coloc_vid, [__coloc_ctl], __coloc_nbatch;\n"
+	"setp.lt.u32 __coloc_rq, __coloc_vid, __coloc_total;\n"
+	"@__coloc_rq bra __coloc_took;\n"
+	"and.pred __coloc_rq, __coloc_parker, __coloc_canhalt;\n"
+	"@!__coloc_rq bra __coloc_took;\n"
+	"ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
+	"setp.ge.u32 __coloc_rq, __coloc_t, __coloc_total;\n"
+	"@__coloc_rq bra __coloc_took;\n"
+	"nanosleep.u32 1000;\n"
+	"bra __coloc_poll;\n"
+	"__coloc_took:\n";
+
+/*
+ * Giving up: the whole block arrives here from the meeting point; its
+ * leader puts the block in the ring (count the tail, then write the entry
+ * once its previous occupant is claimed), and it is not counted done.
+ */
+static const char restart_abandon[] =
+	"__coloc_abandon:\n"
+	"@!__coloc_leader bra __coloc_abandoned;\n"
+	"atom.global.add.u32 __coloc_rt, [__coloc_ctl+12], 1;\n"
+	"rem.u32 __coloc_rt, __coloc_rt, __coloc_cap;\n"
+	"mul.wide.u32 __coloc_ra, __coloc_rt, 4;\n"
+	"add.s64 __coloc_ra, __coloc_ra, __coloc_redop;\n"
+	"add.u32 __coloc_ri, __coloc_vid, 1;\n"
+	"__coloc_push:\n"
+	"atom.global.cas.b32 __coloc_rh, [__coloc_ra], 0, __coloc_ri;\n"
+	"setp.ne.u32 __coloc_rq, __coloc_rh, 0;\n"
+	"@__coloc_rq nanosleep.u32 100;\n"
+	"@__coloc_rq bra __coloc_push;\n"
+	"__coloc_abandoned:\n"
+	"mov.pred __coloc_prev, 0;\n"
+	"mov.u32 __coloc_end, 0;\n"
+	"bra __coloc_next;\n";
+
 static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 {
 	static const char dims[] = "xyz";
@@ -132,6 +335,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	struct ptx_func *f;
 	struct ptx_stmt *first;
 	bool mm = has_memory_model(m);
+	bool cp_async = false;
+	struct unisync_halt halt = halt_code;
 	unsigned i;
 	char name[64];
 	int rc = -1;
@@ -142,7 +347,22 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	/* The loop head's barrier.sync: non-aligned, threads arrive from different sites. */
 	if (pass_need_barrier_isa(m) < 0)
 		return -1;
-	if (k->unisync_needed && pass_unisync_apply(ctx, k, f) < 0)
+	/*
+	 * Giving up a block at a stop: at unisync's meeting point, shared
+	 * words for the decision, and the memory model for the redo ring.
+	 */
+	k->ptb_restart = k->unisync_needed && !k->ptb_global_slots && mm &&
+			 restart_possible(&f->body, &cp_async);
+	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
+				  "@__coloc_hq bra __coloc_dispatch;\n"
+				  "cp.async.wait_all;\n"
+				  "bra __coloc_abandon;\n"
+				: "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
+				  "@__coloc_hq bra __coloc_dispatch;\n"
+				  "bra __coloc_abandon;\n";
+	if (k->ptb_restart && mark_traces(ctx, &f->body) < 0)
+		return -1;
+	if (k->unisync_needed && pass_unisync_apply(ctx, k, f, k->ptb_restart ? &halt : NULL) < 0)
 		return -1;
 	for (i = 0; i < sizeof(ptb_params) / sizeof(ptb_params[0]); i++)
 		if (!pass_add_param(m, f, ptb_params[i].name, ptb_params[i].size * 8))
@@ -163,6 +383,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 					   "rem.u32 __coloc_ctaid_y, __coloc_t, __coloc_gy;\n");
 	if (ctaid[2])
 		coloc_buf_puts(&decompose, "div.u32 __coloc_ctaid_z, __coloc_vid, __coloc_gxy;\n");
+	if (k->ptb_restart)
+		coloc_buf_puts(&decompose, "mov.pred __coloc_dirty, 0;\n"
+					   "@__coloc_leader ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
 	if (!coloc_buf_cstr(&decompose))
 		goto out;
 
@@ -187,6 +410,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .b32 __coloc_sm, __coloc_nsm, __coloc_nbatch, __coloc_end;\n"
 		    ".reg .pred __coloc_within;\n"
 		    "%s"
+		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
 		    "ld.param.u32 __coloc_gy, [__coloc_grid_y];\n"
 		    "ld.param.u32 __coloc_gz, [__coloc_grid_z];\n"
@@ -202,7 +426,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "add.u32 __coloc_t, __coloc_t, __coloc_vid;\n"
 		    "mul.wide.u32 __coloc_slotg, __coloc_t, 8;\n"
 		    "add.s64 __coloc_slotg, __coloc_slotg, __coloc_ctl;\n"
-		    "add.s64 __coloc_slotg, __coloc_slotg, 8;\n"
+		    "add.s64 __coloc_slotg, __coloc_slotg, 16;\n"
 		    "mul.lo.u32 __coloc_gxy, __coloc_gx, __coloc_gy;\n"
 		    "mul.lo.u32 __coloc_total, __coloc_gxy, __coloc_gz;\n"
 		    "mov.u32 __coloc_t, %%tid.x;\n"
@@ -223,6 +447,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "mov.pred __coloc_paused, 0;\n"
 		    "mov.pred __coloc_hostclear, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
+		    "%s"
 		    "__coloc_next:\n"
 		    "%s"
 		    /* The whole block finished the previous virtual block: count it done. */
@@ -238,6 +463,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "xor.b32 __coloc_parity, __coloc_parity, 1;\n"
 		    "@!__coloc_leader bra __coloc_taken;\n",
 		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
+		    k->ptb_restart ? restart_decls : "",
+		    k->ptb_restart ? restart_init : "",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
 		       : "@__coloc_count membar.gl;\n"
@@ -300,7 +527,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "bra __coloc_poll;\n"
 		    "__coloc_take:\n"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
-		    "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], __coloc_nbatch;\n"
+		    "%s"
 		    "%s"
 		    "__coloc_taken:\n"
 		    "barrier.sync 0;\n"
@@ -317,6 +544,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 		       : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 		    mm ? "nanosleep.u32 1000;\n" : "",
+		    k->ptb_restart ? restart_take
+				   : "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], "
+				     "__coloc_nbatch;\n",
 		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
 					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
@@ -332,6 +562,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * before it even started.
 	 */
 	if (pass_insert_snippet(ctx, &f->body, NULL,
+				"%s"
 				"__coloc_exit:\n"
 				"@!__coloc_parker bra __coloc_leave;\n"
 				"__coloc_parked:\n"
@@ -342,6 +573,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 				"bra __coloc_parked;\n"
 				"__coloc_leave:\n"
 				"ret;\n",
+				k->ptb_restart ? restart_abandon : "",
 				mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 				   : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 				mm ? "nanosleep.u32 1000;\n" : "") < 0)

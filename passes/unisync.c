@@ -85,7 +85,8 @@ int pass_returns_to_branch(struct ptx_module *m, struct ptx_block *b, const char
 	return 0;
 }
 
-int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f)
+int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f,
+		       const struct unisync_halt *halt)
 {
 	struct ptx_module *m = ctx->module;
 	struct ptx_stmt *s, *next;
@@ -123,8 +124,28 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 		goto out;
 	if (pass_insert_snippet(ctx, &f->body, f->body.head,
 				".reg .b32 __coloc_resume;\n"
-				".reg .pred __coloc_is_sync, __coloc_any_sync;\n") < 0 ||
-	    pass_insert_snippet(ctx, &f->body, NULL,
+				".reg .pred __coloc_is_sync, __coloc_any_sync;\n") < 0)
+		goto out;
+	if (halt) {
+		if (pass_insert_snippet(ctx, &f->body, NULL,
+					"__coloc_ret:\n"
+					"mov.u32 __coloc_resume, 0;\n"
+					"mov.pred __coloc_is_sync, 0;\n"
+					"__coloc_sync:\n"
+					"%s"
+					"barrier.red.or.pred __coloc_any_sync, 0, __coloc_is_sync;\n"
+					"@!__coloc_any_sync bra __coloc_return;\n"
+					"%s"
+					"__coloc_targets: .branchtargets %s;\n"
+					"__coloc_dispatch:\n"
+					"brx.idx __coloc_resume, __coloc_targets;\n"
+					"__coloc_halting:\n"
+					"%s"
+					"__coloc_return:\n"
+					"ret;\n",
+					halt->before, halt->after, targets.data, halt->halting) < 0)
+			goto out;
+	} else if (pass_insert_snippet(ctx, &f->body, NULL,
 				"__coloc_ret:\n"
 				"mov.u32 __coloc_resume, 0;\n"
 				"mov.pred __coloc_is_sync, 0;\n"
@@ -159,7 +180,7 @@ int pass_unisync_run(struct ptx_module *m, struct pass_ctx *ctx)
 		    pass_refused(ctx, k, PASS_FORM_UNISYNC))
 			continue;
 		v = pass_clone_kernel(ctx, k, k->func, "unisync");
-		if (!v || pass_unisync_apply(ctx, k, v->u.func) < 0)
+		if (!v || pass_unisync_apply(ctx, k, v->u.func, NULL) < 0)
 			return -1;
 		k->variant[PASS_FORM_UNISYNC] = v;
 	}

@@ -33,7 +33,7 @@ struct coloc_kernel_info {
 	char *variant[VARIANT_FORMS]; /* __coloc_<form>_<name>, or NULL */
 	char *refused[VARIANT_FORMS]; /* why not, when variant is NULL */
 	/* The parameters each variant takes after the original ones, by role. */
-#define COLOC_MAX_ADDED 8
+#define COLOC_MAX_ADDED 12
 	struct coloc_added_param {
 		uint8_t role; /* enum pass_param_role */
 		uint8_t size, align;

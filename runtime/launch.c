@@ -173,7 +173,7 @@ static int params_build(struct params *p, const struct launch *l,
 
 /* The values of a persistent launch's own parameters. */
 struct ptb_values {
-	CUdeviceptr control, stop;
+	CUdeviceptr control, stop, redo;
 	unsigned park, slot_base, batch;
 };
 
@@ -195,6 +195,7 @@ static void params_add(struct params *p, const struct coloc_kernel_info *k, int 
 		case PASS_PARAM_STOP: v = ptb ? ptb->stop : 0; break;
 		case PASS_PARAM_SLOT_BASE: v = ptb ? ptb->slot_base : 0; break;
 		case PASS_PARAM_BATCH: v = ptb && ptb->batch ? ptb->batch : 1; break;
+		case PASS_PARAM_REDO: v = ptb ? ptb->redo : 0; break;
 		}
 		/* Little-endian: a u32 parameter reads the low half of the slot. */
 		p->added[i] = v;
@@ -312,18 +313,21 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	coloc_sched_issue_begin(true, 0);
 	coloc_profile_start(probe, l->stream, l->flavor);
 	/*
-	 * Kernels that broadcast through global memory keep two words per
-	 * worker there: the launch's workers use the first W pairs, its helpers
-	 * (one at a time on the helper stream) the next W.
+	 * A header of four words; kernels that broadcast through global
+	 * memory keep two words per worker after it: the launch's workers use
+	 * the first W pairs, its helpers (one at a time on the helper stream)
+	 * the next W.
 	 */
 	if (coloc_ptb_begin(&slot, l->stream, l->flavor,
-			    8 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0)
+			    16 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	v.control = slot.control;
 	v.stop = slot.stop;
 	v.park = slot.park;
 	v.slot_base = 0;
 	v.batch = batch;
+	/* A ring too small for the launch's workers and a helper's: no block is given up. */
+	v.redo = 2ull * workers <= COLOC_REDO_ENTRIES ? slot.redo : 0;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);

@@ -58,7 +58,9 @@
 #define RECORDS 256              /* persistent launches a context tracks */
 #define TURN_POLL_LIMIT_NS 200000000u
 #define STOP_RECORD_BYTES 16    /* { u32 word; u32 pad; u64 host copy }, docs/passes.md */
-#define HOST_BYTES (64 + 8 * RECORDS) /* the host copy, then a header read back per record */
+#define HEADER_BYTES 16          /* { next, done, redo head, redo tail }, docs/passes.md */
+#define HOST_BYTES (64 + HEADER_BYTES * RECORDS) /* the host copy, then a header per record */
+#define REDO_BYTES (4ull * COLOC_REDO_ENTRIES * RECORDS) /* a redo ring per record */
 
 struct record {
 	bool live;              /* launched; not yet seen complete */
@@ -91,6 +93,7 @@ struct ctx_state {
 	struct coloc_segment *seg;
 	struct coloc_tenant *self;
 	CUdeviceptr ring, stop;
+	CUdeviceptr redo;       /* the records' redo rings, all zero while no block is given up */
 	uint32_t *host;         /* mapped host memory: [0] the stop's host copy; from byte 64,
 				   control block headers read back; NULL: none */
 	bool readback_busy;     /* a read back did not land by its deadline */
@@ -194,6 +197,8 @@ static struct ctx_state *state_new(CUcontext ctx)
 	/* Priorities out of the device's range are clamped to its highest. */
 	if (REAL(cuMemAlloc_v2)(&s->ring, CONTROL_BYTES) != CUDA_SUCCESS ||
 	    REAL(cuMemAlloc_v2)(&s->stop, STOP_RECORD_BYTES) != CUDA_SUCCESS ||
+	    REAL(cuMemAlloc_v2)(&s->redo, REDO_BYTES) != CUDA_SUCCESS ||
+	    REAL(cuMemsetD32_v2)(s->redo, 0, REDO_BYTES / 4) != CUDA_SUCCESS ||
 	    REAL(cuStreamCreateWithPriority)(&s->stop_stream, 1 /* NON_BLOCKING */, -1000) !=
 		    CUDA_SUCCESS ||
 	    REAL(cuStreamCreateWithPriority)(&s->helper_stream, 1, 0) != CUDA_SUCCESS ||
@@ -210,6 +215,13 @@ static struct ctx_state *state_new(CUcontext ctx)
 			REAL(cuMemFree_v2)(s->ring);
 		s->ring = 0;
 		s->seg = NULL;
+		/*
+		 * The redo rings may hold any value now, so they are never handed
+		 * out: without control blocks nothing would use them anyway.
+		 */
+		if (s->redo)
+			REAL(cuMemFree_v2)(s->redo);
+		s->redo = 0;
 	}
 	return s;
 }
@@ -352,7 +364,8 @@ static int64_t control_take(struct ctx_state *s, uint64_t size, CUstream stream,
 			*cleared = NULL;
 	}
 	if ((chunked && !*cleared) ||
-	    clear_async(s, off, chunked ? CHUNK_BYTES / 4 : 2, stream, flavor) != CUDA_SUCCESS ||
+	    clear_async(s, off, chunked ? CHUNK_BYTES / 4 : HEADER_BYTES / 4, stream, flavor) !=
+		    CUDA_SUCCESS ||
 	    (chunked && event_record(*cleared, stream, flavor) != CUDA_SUCCESS)) {
 		*why = "its control block could not be cleared";
 		return -1;
@@ -409,6 +422,12 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	slot->record = (int)(r - s->rec);
 	slot->control = s->ring + (uint64_t)off;
 	slot->stop = s->stop;
+	/*
+	 * A record's ring is empty again when its kernel completes (a block
+	 * given up is taken back before it is done), so the next launch on
+	 * the record finds it zeroed.
+	 */
+	slot->redo = s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES;
 	slot->park = s->seg ? 1 : 0; /* without a watcher, nobody would resume it */
 	return 0;
 }
@@ -512,8 +531,8 @@ static bool headers_read(struct ctx_state *s, uint64_t deadline)
 	}
 	for (unsigned n = 0; n < RECORDS; n++)
 		if (s->rec[n].live &&
-		    REAL(cuMemcpyDtoHAsync_v2)(&s->host[16 + 2 * n], s->ring + s->rec[n].off, 8,
-					       s->stop_stream) != CUDA_SUCCESS)
+		    REAL(cuMemcpyDtoHAsync_v2)(&s->host[16 + 4 * n], s->ring + s->rec[n].off,
+					       HEADER_BYTES, s->stop_stream) != CUDA_SUCCESS)
 			return false;
 	while ((rc = REAL(cuStreamQuery)(s->stop_stream)) == CUDA_ERROR_NOT_READY && now_ns() < deadline)
 		;
@@ -536,20 +555,20 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 	what[0] = '\0';
 	for (unsigned i = 0; i < RECORDS && n < sizeof(what) - 64; i++) {
 		struct record *r = &s->rec[i];
-		const uint32_t *hdr = &s->host[16 + 2 * i];
+		const uint32_t *hdr = &s->host[16 + 4 * i];
 		const char *name = NULL;
 
 		if (!r->live)
 			continue;
 		if (REAL(cuFuncGetName)(&name, r->fn) != CUDA_SUCCESS || !name)
 			name = "?";
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%llu%s", name, hdr[0],
-				      hdr[1], (unsigned long long)r->total,
+		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%u/%llu%s", name, hdr[0],
+				      hdr[1], hdr[3] - hdr[2], (unsigned long long)r->total,
 				      record_complete(r) ? " complete" : "");
 	}
 	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
 		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s); in flight "
-		  "(taken/done/blocks):%s", (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6,
+		  "(taken/done/given up/blocks):%s", (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6,
 		  (locked_ns - edge_ns) / 1e6, (word_ns - edge_ns) / 1e6,
 		  read ? "" : ", not read back", what[0] ? what : " nothing");
 }
@@ -607,11 +626,15 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		if (!any || !(read = headers_read(s, deadline)))
 			break;
 		for (unsigned n = 0; n < RECORDS; n++) {
-			const uint32_t *hdr = &s->host[16 + 2 * n];
+			const uint32_t *hdr = &s->host[16 + 4 * n];
 			struct record *r = &s->rec[n];
+			uint64_t taken = hdr[0] < r->total ? hdr[0] : r->total;
 
-			/* Leaders that found the grid done still add to next. */
-			if (r->live && hdr[1] < (hdr[0] < r->total ? hdr[0] : r->total) &&
+			/*
+			 * Leaders that found the grid done still add to next; blocks
+			 * given up (redo tail - head) are off the GPU as well.
+			 */
+			if (r->live && (uint64_t)hdr[1] + (uint32_t)(hdr[3] - hdr[2]) < taken &&
 			    !record_complete(r))
 				left = true;
 		}

@@ -103,6 +103,9 @@ static CUstream stream, side_stream, hp_stream, helper_stream;
  * word alone decides) except where a storm clears a stop through it.
  */
 static CUdeviceptr stop_word;
+/* The persistent kernels' redo ring (blocks given up at a stop): 2 x workers words, zeroed. */
+static CUdeviceptr redo_ring;
+static uint64_t redo_words;
 static volatile uint32_t *stop_host;
 static CUfunction probe_fn;
 static CUdeviceptr probe_buf;
@@ -554,12 +557,14 @@ static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned 
 	args_add(a, ptb_batch);
 	args_add(a, (uint64_t)ctl);
 	args_add(a, (uint64_t)stop_word);
+	args_add(a, (uint64_t)redo_ring);
 }
 
-/* Clears the control block's header (next, done) and the stop word on `s`. */
+/* Clears the control block's header (next, done, redo head and tail), the ring and the stop word on `s`. */
 static void ptb_reset(CUdeviceptr ctl, CUstream s)
 {
-	CK(cuMemsetD32Async(ctl, 0, 2, s));
+	CK(cuMemsetD32Async(ctl, 0, 4, s));
+	CK(cuMemsetD32Async(redo_ring, 0, redo_words, s));
 	CK(cuMemsetD32Async(stop_word, 0, 1, s));
 }
 
@@ -636,7 +641,7 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 {
 	uint64_t total = total_blocks(c);
 	unsigned cycles = 0;
-	uint32_t next = 0;
+	uint32_t hdr[4] = {0, 0, 0, 0};
 	struct args a;
 
 	ptb_args(&a, c, ctl, 0, 0);
@@ -666,9 +671,16 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 		}
 		wait_stream(stream, opt.wait_limit_us);
 		CK(cuStreamSynchronize(side_stream));
-		CK(cuMemcpyDtoH(&next, ctl, 4));
-		if (next >= total)
+		/* Blocks given up at a stop are taken again by the next launch. */
+		CK(cuMemcpyDtoH(hdr, ctl, sizeof(hdr)));
+		if (hdr[1] >= total)
 			break;
+		if (cycles >= max_cycles) {
+			/* A launch without stops left blocks undone: the outputs tell. */
+			fprintf(stderr, "%s: a launch without stops left %u of %llu blocks undone\n",
+				c->name, (unsigned)(total - hdr[1]), (unsigned long long)total);
+			break;
+		}
 		cycles++;
 		/* Resume: clear the flag, relaunch with the counter where it is. */
 		CK(cuMemsetD32Async(stop_word, 0, 1, stream));
@@ -835,8 +847,14 @@ static void run_case(CUmodule mod, struct kcase *c)
 		fill(p);
 		CK(cuMemAlloc(&p->dev, bytes));
 	}
-	/* Header (next, done) and, for kernels with global slots, two banks of two words per worker. */
-	CK(cuMemAlloc(&ctl, 8 + 16 * total));
+	/*
+	 * Header (next, done, redo head and tail) and, for kernels with global
+	 * slots, two banks of two words per worker; a redo ring of two words
+	 * per worker.
+	 */
+	CK(cuMemAlloc(&ctl, 16 + 16 * total));
+	redo_words = 2 * total;
+	CK(cuMemAlloc(&redo_ring, 4 * redo_words));
 	if (!stop_word) {
 		uint64_t record[2] = { 0, 0 };
 		CUdeviceptr mapped;
@@ -1081,6 +1099,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 		free(p->host_out);
 	}
 	CK(cuMemFree(ctl));
+	CK(cuMemFree(redo_ring));
 }
 
 /* A kernel that records when it ran: the high-priority probe of --timing. */

@@ -2,8 +2,9 @@
  * The fake driver's streams, events, functions and launches.  Kernels are
  * not executed, with one exception: a persistent-thread-block variant
  * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
- * slot_base, batch, a pointer to the control block {u32 next; u32 done} and a pointer to the
- * stop record {u32 word; u32 pad; u64 host}, docs/passes.md) takes virtual
+ * slot_base, batch, a pointer to the control block {u32 next; u32 done; u32
+ * redo head; u32 redo tail}, a pointer to the stop record {u32 word; u32
+ * pad; u64 host} and a pointer to the redo ring, docs/passes.md) takes virtual
  * blocks off `next`, counting each in `done`, until the word is set or the
  * grid is done.  A word above 1 narrows instead of stopping, to a share
  * of the SMs the fake does not have: a launch with a parker goes on as if
@@ -750,9 +751,10 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
 /*
  * The one kernel the fake runs: a ptb variant takes virtual blocks off the
  * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
- * slot_base, batch, control, stop), as described at the top: one block at
- * a time whatever the batch, which changes how blocks are taken on a GPU,
- * not how many.
+ * slot_base, batch, control, stop, redo), as described at the top: one
+ * block at a time whatever the batch, which changes how blocks are taken on
+ * a GPU, not how many.  It never gives a block up (it has no barriers to
+ * do it at), so the redo ring stays empty.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
@@ -764,21 +766,25 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	unsigned char *ctl;
 	struct resident *r = NULL;
 
-	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 8 ||
-	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 4 ||
-	    k->params[n - 4].size != 4 || k->params[n - 5].size != 4)
+	uint64_t redo;
+
+	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 9 ||
+	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 8 ||
+	    k->params[n - 4].size != 4 || k->params[n - 5].size != 4 || k->params[n - 6].size != 4)
 		return CUDA_SUCCESS;
-	for (i = n - 8; i < n - 5; i++) {
+	for (i = n - 9; i < n - 6; i++) {
 		if (k->params[i].size != 4)
 			return CUDA_SUCCESS;
 		total *= le_load(values[i], 4);
 	}
-	park = le_load(values[n - 5], 4);
+	park = le_load(values[n - 6], 4);
 	if (!park && no_helpers && strcmp(no_helpers, "1") == 0)
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	/* On a GPU, a control pointer outside device memory faults the launch. */
-	stop = le_load(values[n - 1], 8);
-	if (!(ctl = fake_dev_range(le_load(values[n - 2], 8), 8)) || !fake_dev_range(stop, 4))
+	stop = le_load(values[n - 2], 8);
+	redo = le_load(values[n - 1], 8);
+	if (!(ctl = fake_dev_range(le_load(values[n - 3], 8), 16)) || !fake_dev_range(stop, 4) ||
+	    (redo && !fake_dev_range(redo, 4)))
 		return CUDA_ERROR_LAUNCH_FAILED;
 	if (stop_env && park)
 		stop_after = strtoull(stop_env, NULL, 10);
@@ -799,8 +805,8 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	r->id = ++resident_ids;
 	snprintf(r->name, sizeof(r->name), "%s", k->name);
 	r->stream = stream;
-	r->ctl = le_load(values[n - 2], 8);
-	r->stop = le_load(values[n - 1], 8);
+	r->ctl = le_load(values[n - 3], 8);
+	r->stop = le_load(values[n - 2], 8);
 	r->total = total;
 	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
 	r->parked = ptb_stopped(stop, false, true);
