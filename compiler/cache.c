@@ -37,6 +37,12 @@ static void field(struct coloc_sha256 *c, const void *data, size_t len)
 void coloc_cache_key(const struct coloc_target *t, const char *options, size_t options_len,
 		     const void *ptx, size_t len, char hex[65])
 {
+	coloc_cache_key_passes(t, options, options_len, NULL, ptx, len, hex);
+}
+
+void coloc_cache_key_passes(const struct coloc_target *t, const char *options, size_t options_len,
+			    const char *pass_options, const void *ptx, size_t len, char hex[65])
+{
 	struct coloc_sha256 c;
 	unsigned char digest[32];
 	char head[64];
@@ -48,6 +54,10 @@ void coloc_cache_key(const struct coloc_target *t, const char *options, size_t o
 	snprintf(head, sizeof(head), "sm_%u%c", t->sm, t->variant ? t->variant : ' ');
 	field(&c, head, strlen(head));
 	field(&c, options ? options : "", options ? options_len : 0);
+	if (pass_options && *pass_options) {
+		field(&c, "passes", 6);
+		field(&c, pass_options, strlen(pass_options));
+	}
 	field(&c, ptx, len);
 	coloc_sha256_final(&c, digest);
 	coloc_sha256_hex(digest, hex);

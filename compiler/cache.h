@@ -45,5 +45,11 @@ bool coloc_target_parse(const char *s, struct coloc_target *t);
  */
 void coloc_cache_key(const struct coloc_target *t, const char *options, size_t options_len,
 		     const void *ptx, size_t len, char hex[65]);
+/*
+ * The same, for variants made with pass options (e.g. "ptb-restart"): NULL
+ * or "" gives coloc_cache_key's key, so caches made without any stay valid.
+ */
+void coloc_cache_key_passes(const struct coloc_target *t, const char *options, size_t options_len,
+			    const char *pass_options, const void *ptx, size_t len, char hex[65]);
 
 #endif

@@ -90,6 +90,7 @@ struct pass_ctx {
 	struct coloc_diag *diag;
 	int verify_each; /* run the verifier after every pass */
 	int verbose;     /* report per-pass statistics on diag */
+	bool ptb_restart; /* ptb: blocks can be given up at their barriers (ptb.c; off: none) */
 	/* Filled by pass_pipeline_run; the passes read and extend it. */
 	struct ptx_module *module;
 	struct pass_kernel *kernels;

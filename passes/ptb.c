@@ -211,40 +211,42 @@ static int mark_traces(struct pass_ctx *ctx, struct ptx_block *b)
 }
 
 /*
- * The leader's view of the stop word (__coloc_hw, read at the block's start
- * and after every meeting) becomes the block's decision before each
- * meeting, through a shared word double-buffered by meeting parity: give up
- * at a stop, or at a narrowing that this worker leaves (the parker goes on
- * at narrowings), never with batches or without a redo ring.
+ * The block's decision at each meeting is the leader's last read of the
+ * stop word, through a shared word double-buffered by meeting parity: a
+ * block gives up at a stop (word 1); at a narrowing (above 1) its workers
+ * finish their blocks as before.  The leader reads the word after every
+ * fourth meeting (a count the same in every thread: all of them meet every
+ * time), only in launches that give blocks up (__coloc_hlead: a redo ring,
+ * no batches), and never waits for the read: its value is stored at the
+ * next meeting.  A stop is seen within five meetings.
+ *
+ * What it costs (H200, benchmarks/results/2026-11-26-h200/restart/): a
+ * read after every meeting, stored at the next one, held the block at that
+ * meeting for the read's latency (a tiled GEMM with two barriers per step:
+ * 2.2 times its time); a branch between the jump to the meeting and the
+ * end of the dispatch (to skip the reads or the decision between reads,
+ * on a per-thread clock or on this count) made ptxas's code give wrong
+ * results, hang or trap (calls 3 to 5), so everything here is predicated;
+ * and the first version's decision, with narrowings, took 14 instructions
+ * on the meeting's path, which made barrier-heavy kernels up to 1.9 times
+ * slower with nothing given up (call 7).
  */
 static const struct unisync_halt halt_code = {
-	.before = "setp.eq.u32 __coloc_hq, __coloc_hw, 1;\n"
-		  "setp.gt.u32 __coloc_hn, __coloc_hw, 1;\n"
-		  "@__coloc_hn mov.u32 __coloc_hs, %smid;\n"
-		  "@__coloc_hn mov.u32 __coloc_hm, %nsmid;\n"
-		  "@__coloc_hn shl.b32 __coloc_hs, __coloc_hs, 10;\n"
-		  "@__coloc_hn sub.u32 __coloc_ht, __coloc_hw, 1;\n"
-		  "@__coloc_hn mul.lo.u32 __coloc_ht, __coloc_ht, __coloc_hm;\n"
-		  "@__coloc_hn setp.ge.or.u32 __coloc_hq, __coloc_hs, __coloc_ht, __coloc_helper;\n"
-		  "and.pred __coloc_hn, __coloc_hn, __coloc_parker;\n"
-		  "@__coloc_hn mov.pred __coloc_hq, 0;\n"
-		  "and.pred __coloc_hq, __coloc_hq, __coloc_canhalt;\n"
-		  "selp.u32 __coloc_ht, 1, 0, __coloc_hq;\n"
-		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_ht;\n",
+	.before = "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n",
 	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
 		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
-		 "@__coloc_leader ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
-		 "setp.ne.u32 __coloc_hq, __coloc_ht, 0;\n"
+		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
+		 "setp.eq.u32 __coloc_hq, __coloc_ht, 1;\n"
 		 "@__coloc_hq bra __coloc_halting;\n",
 	.halting = NULL, /* halting_code(): with cp.async.wait_all where needed */
 };
 
 /* Registers and words of a kernel whose blocks can be given up. */
 static const char restart_decls[] =
-	".reg .b32 __coloc_hw, __coloc_hs, __coloc_hm, __coloc_ht, __coloc_haltp, __coloc_cap;\n"
+	".reg .b32 __coloc_hw, __coloc_ht, __coloc_haltp, __coloc_cap;\n"
 	".reg .b32 __coloc_rh, __coloc_rt, __coloc_ri;\n"
 	".reg .b64 __coloc_redop, __coloc_ra;\n"
-	".reg .pred __coloc_dirty, __coloc_hq, __coloc_hn, __coloc_canhalt, __coloc_rq;\n"
+	".reg .pred __coloc_dirty, __coloc_hq, __coloc_canhalt, __coloc_rq, __coloc_hlead;\n"
 	".shared .align 8 .b32 __coloc_halt[2];\n";
 
 /* The ring holds twice a launch's workers: its own and one helper's. */
@@ -255,6 +257,7 @@ static const char restart_init[] =
 	"ld.param.u64 __coloc_redop, [__coloc_redo];\n"
 	"setp.ne.u64 __coloc_canhalt, __coloc_redop, 0;\n"
 	"setp.eq.and.u32 __coloc_canhalt, __coloc_nbatch, 1, __coloc_canhalt;\n"
+	"and.pred __coloc_hlead, __coloc_leader, __coloc_canhalt;\n"
 	"cvta.to.global.u64 __coloc_redop, __coloc_redop;\n"
 	"mov.u32 __coloc_cap, %nctaid.x;\n"
 	"shl.b32 __coloc_cap, __coloc_cap, 1;\n";
@@ -351,7 +354,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * Giving up a block at a stop: at unisync's meeting point, shared
 	 * words for the decision, and the memory model for the redo ring.
 	 */
-	k->ptb_restart = k->unisync_needed && !k->ptb_global_slots && mm &&
+	k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
 			 restart_possible(&f->body, &cp_async);
 	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
 				  "@__coloc_hq bra __coloc_dispatch;\n"
@@ -385,7 +388,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		coloc_buf_puts(&decompose, "div.u32 __coloc_ctaid_z, __coloc_vid, __coloc_gxy;\n");
 	if (k->ptb_restart)
 		coloc_buf_puts(&decompose, "mov.pred __coloc_dirty, 0;\n"
-					   "@__coloc_leader ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
+					   "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
 	if (!coloc_buf_cstr(&decompose))
 		goto out;
 

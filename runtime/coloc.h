@@ -134,6 +134,7 @@ struct coloc_config {
 	unsigned slices;        /* COLOC_FORM=slice:N; 0: one slice per wave of the device */
 	unsigned workers;       /* COLOC_FORM=ptb:W; 0: as many as fit at once */
 	unsigned ptb_batch;     /* COLOC_PTB_BATCH: blocks a worker takes at once; 0: from the profile */
+	bool restart;           /* COLOC_RESTART: stopped persistent kernels give up clean blocks */
 	bool profile;           /* COLOC_PROFILE (default 1): COLOC_FORM=auto measures and picks */
 	/* COLOC_MEM_BUDGET, COLOC_MEM_RESERVE: bytes, or per mille of the device's memory. */
 	struct coloc_size {

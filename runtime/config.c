@@ -19,6 +19,10 @@
  *                            been busy for T microseconds (default 2000)
  *   COLOC_PTB_BATCH=N        virtual blocks a persistent worker takes at a time, 1 to 64
  *                            (default 0: from the profiler's measurement of the block's time)
+ *   COLOC_RESTART=0|1        persistent forms made so that a stopped kernel gives up blocks
+ *                            that have left no trace at their next barrier, to run them
+ *                            again later, instead of finishing them; every barrier costs
+ *                            time then (default 0; docs/passes.md)
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
@@ -547,6 +551,14 @@ __attribute__((constructor)) static void coloc_init(void)
 		if (read_count("COLOC_PTB_BATCH", s, 0, 64, &n) < 0)
 			return;
 		coloc_cfg.ptb_batch = (unsigned)n;
+	}
+	s = getenv("COLOC_RESTART");
+	if (s && *s) {
+		uint64_t on;
+
+		if (read_count("COLOC_RESTART", s, 0, 1, &on) < 0)
+			return;
+		coloc_cfg.restart = on != 0;
 	}
 	s = getenv("COLOC_SHARE_HOLD_US");
 	if (s && *s) {

@@ -130,6 +130,7 @@ static int transform(struct coloc_module *m)
 	diag.emit = diag_to_log;
 	pass_ctx_init(&pctx, &diag);
 	pctx.verify_each = 0;
+	pctx.ptb_restart = coloc_cfg.restart;
 	pm = ptx_parse(m->ptx, m->ptx_len, m->origin, &diag);
 	if (!pm) {
 		fail(m, "colocc could not parse its PTX%s (COLOC_LOG=debug shows why)", "");
@@ -194,7 +195,8 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 {
 	struct coloc_target t = { .sm = m->sm, .variant = variant };
 
-	coloc_cache_key(&t, m->options, m->options_len, m->ptx, m->ptx_len, key);
+	coloc_cache_key_passes(&t, m->options, m->options_len, coloc_cfg.restart ? "ptb-restart" : NULL,
+			       m->ptx, m->ptx_len, key);
 }
 
 void coloc_module_key(struct coloc_module *m, char key[65])

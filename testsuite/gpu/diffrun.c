@@ -106,6 +106,8 @@ static CUdeviceptr stop_word;
 /* The persistent kernels' redo ring (blocks given up at a stop): 2 x workers words, zeroed. */
 static CUdeviceptr redo_ring;
 static uint64_t redo_words;
+/* -R: persistent launches get no redo ring (as under COLOC_RESTART=0): no block is given up. */
+static int no_redo;
 static volatile uint32_t *stop_host;
 static CUfunction probe_fn;
 static CUdeviceptr probe_buf;
@@ -557,7 +559,7 @@ static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned 
 	args_add(a, ptb_batch);
 	args_add(a, (uint64_t)ctl);
 	args_add(a, (uint64_t)stop_word);
-	args_add(a, (uint64_t)redo_ring);
+	args_add(a, no_redo ? 0 : (uint64_t)redo_ring);
 }
 
 /* Clears the control block's header (next, done, redo head and tail), the ring and the stop word on `s`. */
@@ -1144,7 +1146,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	while ((c = getopt(argc, argv, "s:c:tqj:o:w:l:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:tqj:o:w:l:R")) != -1) {
 		switch (c) {
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'c': opt.storm_cycles = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -1154,9 +1156,10 @@ int main(int argc, char **argv)
 		case 'o': opt.only = optarg; break;
 		case 'w': alarm((unsigned)strtoul(optarg, NULL, 0)); break;
 		case 'l': opt.wait_limit_us = strtod(optarg, NULL) * 1e6; break;
+		case 'R': no_redo = 1; break;
 		default:
 			fprintf(stderr, "usage: diffrun [-s seed] [-c storm-cycles] [-t] [-q] [-j out.json] "
-					"[-o case] [-w watchdog-seconds] [-l stream-limit-seconds] "
+					"[-o case] [-w watchdog-seconds] [-l stream-limit-seconds] [-R] "
 					"CASES.cu MODULE.ptx\n");
 			return 2;
 		}

@@ -503,7 +503,8 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 	int rc = -1;
 
 	a->st.modules++;
-	coloc_cache_key(&a->o.target, options, options_len, ptx, len, key);
+	coloc_cache_key_passes(&a->o.target, options, options_len,
+			       a->o.ptb_restart ? "ptb-restart" : NULL, ptx, len, key);
 	join(final, a->o.cache, key);
 	for (i = 0; i < a->o.jobs; i++)
 		if (a->jobs[i].pid && strcmp(a->jobs[i].key, key) == 0)
@@ -517,6 +518,7 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 	}
 
 	pass_ctx_init(&pctx, diag);
+	pctx.ptb_restart = a->o.ptb_restart;
 	coloc_buf_init(&out);
 	coloc_buf_init(&manifest);
 	coloc_buf_init(&keytxt);

@@ -15,6 +15,7 @@ struct aot_options {
 	const char *ptxas; /* NULL: $CUDA_HOME/bin, the PATH, /usr/local/cuda/bin */
 	unsigned jobs;     /* ptxas processes at once */
 	int verbose;       /* a line per module, and each refusal */
+	int ptb_restart;   /* --ptb-restart: its variants, under their own cache key */
 };
 
 struct aot_stats {

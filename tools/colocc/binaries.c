@@ -342,6 +342,7 @@ static int aot(const struct options *o)
 		.ptxas = o->ptxas,
 		.jobs = o->jobs,
 		.verbose = o->verbose,
+		.ptb_restart = o->ptb_restart,
 	};
 	struct coloc_diag diag;
 	struct aot a;

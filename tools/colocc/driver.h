@@ -25,6 +25,7 @@ struct options {
 	const char *arch;
 	enum emit emit;
 	int verify;
+	int ptb_restart; /* --ptb-restart */
 	int verbose;
 	int lineinfo;
 	int debug;

@@ -34,6 +34,10 @@ static const char usage_text[] =
 	"                      transformation adds a variant __coloc_<form>_<kernel> next\n"
 	"                      to every kernel it applies to, or reports why it cannot\n"
 	"  --verify            verify the input, and the module after every pass\n"
+	"  --ptb-restart       persistent variants can give up a stopped block at its next\n"
+	"                      barrier, when it has written nothing outside its block, and\n"
+	"                      run it again later (costs time at every barrier; the runtime's\n"
+	"                      COLOC_RESTART=1; also with --aot)\n"
 	"  --explain           print, per kernel, what the analysis found and whether\n"
 	"                      each form applies (or why not); alone, implies --emit=none\n"
 	"  --manifest=FILE     write the JSON manifest of kernels, variants and refusals;\n"
@@ -186,6 +190,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->jobs = (unsigned)n;
 		} else if (strcmp(a, "--verify") == 0) {
 			o->verify = 1;
+		} else if (strcmp(a, "--ptb-restart") == 0) {
+			o->ptb_restart = 1;
 		} else if (strcmp(a, "--explain") == 0) {
 			o->explain = 1;
 		} else if (strncmp(a, "--manifest", 10) == 0 &&
@@ -253,6 +259,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (o->mode != MODE_COMPILE && (o->passes || o->explain || o->manifest || o->verify))
 		return usage_error("%s", "--list, --extract-ptx and --aot take no --passes, "
 				   "--explain, --manifest or --verify");
+	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_restart)
+		return usage_error("%s", "--ptb-restart goes with compiling (--passes) and --aot");
 	if (o->mode != MODE_AOT && o->mode != MODE_LIST && o->jobs)
 		return usage_error("%s", "-j goes with --list and --aot");
 	if (o->mode != MODE_AOT && o->ptxas)
@@ -486,6 +494,7 @@ static int process(const struct options *o, const char *input, const char *outpu
 		goto out;
 	pass_ctx_init(&pctx, &diag);
 	pctx.verify_each = o->verify;
+	pctx.ptb_restart = o->ptb_restart;
 	pctx.verbose = o->verbose;
 	if (o->passes) {
 		t0 = now();
