@@ -9,9 +9,9 @@
  * the original grid; every ret becomes the loop's back-edge.  Setting the
  * flag makes each worker finish the block it holds and exit, so the kernel
  * leaves the GPU within one block's time; relaunching it with the same
- * counter resumes where it stopped.  No taken block is ever abandoned, and
- * none runs twice (Tally, ASPLOS '25, section 3.2; persistent threads after
- * Gupta et al.).
+ * counter resumes where it stopped.  Without --ptb-restart no taken block is
+ * ever abandoned, and none runs twice (Tally, ASPLOS '25, section 3.2;
+ * persistent threads after Gupta et al.).
  *
  *   __coloc_next:                           loop head, all threads
  *     barrier.sync 0;                        the previous block is done
@@ -45,12 +45,14 @@
  * the body's barriers and the whole block reaches the loop head together.
  *
  * Parameters appended, in order: __coloc_grid_x, _y, _z (.u32: the original
- * grid), __coloc_park and __coloc_slot_base (.u32), __coloc_control (.u64: a
- * device pointer to the control block, { u32 next; u32 done; }) and
- * __coloc_stop (.u64: a device pointer to the stop record, which the leader
+ * grid), __coloc_park, __coloc_slot_base and __coloc_batch (.u32),
+ * __coloc_control (.u64: a device pointer to the control block, { u32 next;
+ * u32 done; u32 redo_head; u32 redo_tail; }), __coloc_stop (.u64: a device
+ * pointer to the stop record, which the leader
  * reads instead of a flag in the control block, so that one write stops
- * every launch of a context).  The stop record is { u32 word; u32 pad; u64
- * host }: a launch is stopped while the word is non-zero.  A word above
+ * every launch of a context) and __coloc_redo (.u64: the redo ring, or
+ * 0).  The stop record is { u32 word; u32 pad; u64 host }: a launch is
+ * stopped while the word is non-zero.  A word above
  * 1 narrows it instead, to the SMs below a share of them: a worker on SM
  * %smid with %smid * 1024 >= (word - 1) * %nsmid finishes its block and
  * leaves as at a stop, and so does every worker of a helper (park 0)
@@ -80,9 +82,20 @@
  * slots take 8 bytes of static shared memory, except in kernels that use
  * dynamic shared memory or are at the 48 KB static limit, where adding 8
  * bytes could fail their launch: there each worker w has its pair of words in
- * the control block instead, at byte 8 + 8 * (slot_base + w) (the manifest
+ * the control block instead, at byte 16 + 8 * (slot_base + w) (the manifest
  * says which; the runtime gives helpers slot_base = workers and sizes the
- * control block 8 + 16 * workers).
+ * control block 16 + 16 * workers).
+ *
+ * With --ptb-restart (pass_ctx.ptb_restart), kernels with barriers can also
+ * give a block up: at unisync's meeting point after a stop, when no thread
+ * of the block has yet written anything outside it, the whole block leaves
+ * the block unfinished, its leader puts its id in the launch's redo ring
+ * (__coloc_redo: 2 x workers words; the ring's head and tail are the
+ * control header's third and fourth words), and takes empty the ring before
+ * the counter.  A block run again from its start does exactly what it would
+ * have done the first time, since nothing it did was visible.  The parker
+ * then stays until every block is done: a block may come back to the ring
+ * while it is the only worker left.  Costs and measurements: docs/passes.md.
  *
  * A worker reuses its shared memory for block after block.  When the kernel
  * writes shared memory through the async proxy (bulk copies, TMA, wgmma and

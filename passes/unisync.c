@@ -42,6 +42,9 @@
  * share one resume target, so a return inside a nested { } scope needs no
  * label that the function-level .branchtargets list could not see.
  *
+ * ptb may add code around the reduction (struct unisync_halt): with
+ * --ptb-restart, the decision to give a stopped block up (ptb.c).
+ *
  * Needs (analysis.c): every CTA barrier is barrier 0 without a thread count,
  * at function level, not predicated, with no arrive or reduction; callees
  * do not synchronize.  A kernel without barriers needs no rewrite.
