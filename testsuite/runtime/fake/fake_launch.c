@@ -25,6 +25,8 @@
  *
  *   gpu resident=R fn=NAME finished ran=N   ran its other N blocks and ended
  *   gpu resident=R fn=NAME parked           stopped: worker 0 pauses
+ *   gpu resident=R fn=NAME parked, gave up block B   ... with a redo ring: the
+ *                                                    block it held is put there
  *   gpu resident=R fn=NAME resumed          the stop was cleared: worker 0 goes on
  *   gpu resident=R fn=NAME unparked         every block is done while paused: it ended
  *   gpu resident=R fn=NAME timeout          a synchronization gave up on it (20 s)
@@ -608,6 +610,8 @@ struct resident {
 	char name[160];
 	CUstream stream;
 	uint64_t ctl, stop, total, finish_ns;
+	uint64_t redo;     /* its redo ring, or 0 */
+	uint32_t cap;      /* the ring's entries: twice its workers */
 };
 
 static struct resident resident[MAX_RESIDENT];
@@ -643,18 +647,57 @@ static bool ptb_stopped(uint64_t stop, bool parker, bool parks)
 	return !host || le_load(host, 4) != 0; /* a bad pointer faults: nothing more runs */
 }
 
-/* Runs virtual blocks while not stopped; returns how many. */
+/* Takes a block given up back from the redo ring (head, then its entry cleared). */
+static bool ring_pop(unsigned char *ctl, uint64_t redo, uint32_t cap)
+{
+	uint32_t head = (uint32_t)le_load(ctl + 8, 4), tail = (uint32_t)le_load(ctl + 12, 4);
+	unsigned char *entry;
+
+	if (!redo || !cap || head >= tail || !(entry = fake_dev_range(redo + 4ull * (head % cap), 4)))
+		return false;
+	le_store32(entry, 0);
+	le_store32(ctl + 8, head + 1);
+	return true;
+}
+
+/*
+ * Runs virtual blocks while not stopped, those given up first; returns how
+ * many.
+ */
 static uint64_t ptb_blocks(unsigned char *ctl, uint64_t stop, bool parks, uint64_t total,
-			   uint64_t limit)
+			   uint64_t limit, uint64_t redo, uint32_t cap)
 {
 	uint64_t ran = 0;
 
-	while (!ptb_stopped(stop, false, parks) && le_load(ctl, 4) < total && ran < limit) {
-		le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
+	while (!ptb_stopped(stop, false, parks) && ran < limit) {
+		if (!ring_pop(ctl, redo, cap)) {
+			if (le_load(ctl, 4) >= total)
+				break;
+			le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
+		}
 		le_store32(ctl + 4, (uint32_t)le_load(ctl + 4, 4) + 1);
 		ran++;
 	}
 	return ran;
+}
+
+/*
+ * A stopped kernel with a redo ring gives up the block it holds (here the
+ * next one: the fake runs blocks whole): taken, put in the ring (tail, then
+ * entry = id + 1), not done.
+ */
+static bool give_up(unsigned char *ctl, struct resident *r)
+{
+	uint32_t next = (uint32_t)le_load(ctl, 4), tail = (uint32_t)le_load(ctl + 12, 4);
+	unsigned char *entry;
+
+	if (!r->redo || !r->cap || next >= r->total ||
+	    !(entry = fake_dev_range(r->redo + 4ull * (tail % r->cap), 4)))
+		return false;
+	le_store32(ctl, next + 1);
+	le_store32(ctl + 12, tail + 1);
+	le_store32(entry, next + 1);
+	return true;
 }
 
 void fake_progress(void)
@@ -667,7 +710,7 @@ void fake_progress(void)
 
 		if (!r->live)
 			continue;
-		ctl = fake_dev_range(r->ctl, 8);
+		ctl = fake_dev_range(r->ctl, 16);
 		if (!ctl || !fake_dev_range(r->stop, 4)) { /* its memory was freed under it */
 			r->live = false;
 			continue;
@@ -679,8 +722,15 @@ void fake_progress(void)
 			continue;
 		}
 		if (!r->parked && stopped) {
+			uint32_t next = (uint32_t)le_load(ctl, 4);
+
 			r->parked = true;
-			resident_log(r, "parked");
+			if (give_up(ctl, r)) {
+				snprintf(what, sizeof(what), "parked, gave up block %u", next);
+				resident_log(r, what);
+			} else {
+				resident_log(r, "parked");
+			}
 		} else if (r->parked && !stopped) {
 			r->parked = false;
 			resident_log(r, "resumed");
@@ -688,7 +738,8 @@ void fake_progress(void)
 		/* Its time is up, or helpers took every block: it ends. */
 		if (!r->parked && (fake_now_ns() >= r->finish_ns || le_load(ctl, 4) >= r->total)) {
 			snprintf(what, sizeof(what), "finished ran=%llu",
-				 (unsigned long long)ptb_blocks(ctl, r->stop, true, r->total, UINT64_MAX));
+				 (unsigned long long)ptb_blocks(ctl, r->stop, true, r->total, UINT64_MAX,
+								r->redo, r->cap));
 			r->live = false;
 			resident_log(r, what);
 		}
@@ -753,11 +804,12 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
  * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
  * slot_base, batch, control, stop, redo), as described at the top: one
  * block at a time whatever the batch, which changes how blocks are taken on
- * a GPU, not how many.  It never gives a block up (it has no barriers to
- * do it at), so the redo ring stays empty.
+ * a GPU, not how many.  Blocks given up (redo ring not empty) are taken
+ * first.
  */
 static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
-			const unsigned char **values, CUstream stream, bool *stays, uint64_t *blocks)
+			const unsigned char **values, CUstream stream, unsigned workers, bool *stays,
+			uint64_t *blocks)
 {
 	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
 	const char *no_helpers = getenv("COLOC_FAKE_NO_HELPERS");
@@ -788,7 +840,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		return CUDA_ERROR_LAUNCH_FAILED;
 	if (stop_env && park)
 		stop_after = strtoull(stop_env, NULL, 10);
-	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after);
+	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after, redo, 2 * workers);
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
 	*blocks = ran;
 	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
@@ -807,6 +859,8 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	r->stream = stream;
 	r->ctl = le_load(values[n - 3], 8);
 	r->stop = le_load(values[n - 2], 8);
+	r->redo = redo;
+	r->cap = 2 * workers;
 	r->total = total;
 	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
 	r->parked = ptb_stopped(stop, false, true);
@@ -865,7 +919,7 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 			free(values);
 			return CUDA_SUCCESS;
 		}
-		rc = ptb_run(line, k, values, l->stream, &stays, &blocks);
+		rc = ptb_run(line, k, values, l->stream, l->grid[0], &stays, &blocks);
 	}
 	if (rc == CUDA_SUCCESS && !stays) {
 		/* The device holds `wave` blocks at once; a persistent variant, its workers. */
