@@ -87,7 +87,8 @@ int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name, struct
 	json_string(b, ptx_name ? ptx_name : "");
 	coloc_buf_puts(b, ",\n  \"target\": ");
 	json_string(b, target ? target : "");
-	coloc_buf_puts(b, ",\n  \"ptb_control\": {\"bytes\": 8, \"next\": 0, \"done\": 4},\n");
+	coloc_buf_puts(b, ",\n  \"ptb_control\": {\"bytes\": 16, \"next\": 0, \"done\": 4, "
+			  "\"redo_head\": 8, \"redo_tail\": 12},\n");
 	coloc_buf_puts(b, "  \"kernels\": [");
 	for (i = 0; i < ctx->nkernels; i++) {
 		const struct pass_kernel *k = &ctx->kernels[i];
@@ -121,11 +122,12 @@ int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name, struct
 				json_string(b, k->variant[f]->u.func->name->str);
 				if (f == PASS_FORM_PTB)
 					coloc_buf_printf(b, ", \"unisync\": %s, \"slots\": \"%s\", "
-							    "\"control_bytes\": {\"base\": 8, "
-							    "\"per_worker\": %u}",
+							    "\"control_bytes\": {\"base\": 16, "
+							    "\"per_worker\": %u}, \"restart\": %s",
 							 k->unisync_needed ? "true" : "false",
 							 k->ptb_global_slots ? "global" : "shared",
-							 k->ptb_global_slots ? 8 : 0);
+							 k->ptb_global_slots ? 8 : 0,
+							 k->ptb_restart ? "true" : "false");
 				coloc_buf_puts(b, ", \"added_params\": [");
 				for (p = 0; p < k->nadded[f]; p++) {
 					const struct pass_param *pp = &k->added[f][p];
@@ -188,7 +190,9 @@ void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *b)
 		for (f = 0; f < PASS_FORM_COUNT; f++) {
 			coloc_buf_printf(b, "  %-8s ", pass_form_names[f]);
 			if (k->variant[f])
-				coloc_buf_printf(b, "applied: %s\n", k->variant[f]->u.func->name->str);
+				coloc_buf_printf(b, "applied: %s%s\n", k->variant[f]->u.func->name->str,
+						 f == PASS_FORM_PTB && k->ptb_restart
+							 ? " (gives stopped blocks up at barriers)" : "");
 			else if (f == PASS_FORM_UNISYNC && !k->unisync_needed)
 				coloc_buf_puts(b, "not needed: no CTA barriers\n");
 			else if (k->refused[f])

@@ -6,7 +6,8 @@ m = json.load(open(sys.argv[1]))
 print(f"format {m['format']} {m['format_version']}, colocc {m['colocc']}, ptx {m['ptx']}, "
       f"target {m['target']}")
 c = m["ptb_control"]
-print(f"ptb control: {c['bytes']} bytes, next at {c['next']}, done at {c['done']}")
+print(f"ptb control: {c['bytes']} bytes, next at {c['next']}, done at {c['done']}, "
+      f"redo head at {c['redo_head']}, tail at {c['redo_tail']}")
 for k in m["kernels"]:
     params = " ".join(f"{p['name']}:{p['size']}/{p['align']}" for p in k["params"])
     print(f"kernel {k['name']}: params [{params}] ({k['param_bytes']} bytes), "
@@ -19,7 +20,8 @@ for k in m["kernels"]:
             line += f" {f['name']}"
             if "unisync" in f:
                 line += (f" (unisync {str(f['unisync']).lower()}, slots {f['slots']}, "
-                         f"{f['control_bytes']['per_worker']} bytes per worker)")
+                         f"{f['control_bytes']['per_worker']} bytes per worker"
+                         f"{', restart' if f['restart'] else ''})")
             if f["added_params"]:
                 line += " + " + " ".join(f"{p['role']}:{p['size']}" for p in f["added_params"])
         if "reason" in f:
