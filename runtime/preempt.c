@@ -25,8 +25,9 @@
  * a latency tenant turns busy it sets the stop (host copy, then word) of
  * each context with persistent kernels in flight and measures the
  * turnaround: the time from the latency tenant's busy edge until every
- * taken virtual block is done (done == next in the control block: all
- * workers have left or paused).  When no latency tenant is busy any more it
+ * taken virtual block is done or given up (done + redo tail - redo head ==
+ * next in the control block: all workers have left or paused; blocks are
+ * given up only by variants made with COLOC_RESTART=1).  When no latency tenant is busy any more it
  * clears the stop (host copy, then word) and launches a helper for each
  * kernel still in flight, to get back its parallelism: the same variant
  * with the same control block and parameters and park = 0, on the helper
