@@ -103,7 +103,8 @@ static const char ptx_main[] =
 	"\t.param .u32 __coloc_grid_x,\n\t.param .u32 __coloc_grid_y,\n"
 	"\t.param .u32 __coloc_grid_z,\n\t.param .u32 __coloc_park,\n"
 	"\t.param .u32 __coloc_slot_base,\n\t.param .u32 __coloc_batch,\n"
-	"\t.param .u64 __coloc_control,\n\t.param .u64 __coloc_stop\n"
+	"\t.param .u64 __coloc_control,\n\t.param .u64 __coloc_stop,\n"
+	"\t.param .u64 __coloc_redo\n"
 	")\n{\n\tret;\n}\n";
 
 /* ---- entry points */
@@ -402,16 +403,16 @@ static int test_launch(CUfunction add, CUfunction mixed, CUdeviceptr d, unsigned
 static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 {
 	uint32_t n = 7, gx = 5, gy = 2, gz = 1, park = 0, base = 0, batch = 1, ctl_host[2] = {0, 0};
-	CUdeviceptr ctl, stop;
+	CUdeviceptr ctl, stop, redo = 0;
 	CUfunction ptb;
 	CUevent ev;
-	void *params[] = {&d, &n, &gx, &gy, &gz, &park, &base, &batch, &ctl, &stop};
+	void *params[] = {&d, &n, &gx, &gy, &gz, &park, &base, &batch, &ctl, &stop, &redo};
 	unsigned ctl_id, stop_id;
 	char want[256];
 
 	EXPECT_RC(cuModuleGetFunction(&ptb, mod, "__coloc_ptb_add"), CUDA_SUCCESS);
-	EXPECT_RC(cuMemAlloc_v2(&ctl, 8), CUDA_SUCCESS);
-	EXPECT(sscanf(last_line(), "cuMemAlloc_v2 bytes=8 ptr=@%u+0", &ctl_id) == 1, "alloc: %s",
+	EXPECT_RC(cuMemAlloc_v2(&ctl, 16), CUDA_SUCCESS);
+	EXPECT(sscanf(last_line(), "cuMemAlloc_v2 bytes=16 ptr=@%u+0", &ctl_id) == 1, "alloc: %s",
 	       last_line());
 	EXPECT_RC(cuMemAlloc_v2(&stop, 4), CUDA_SUCCESS);
 	EXPECT(sscanf(last_line(), "cuMemAlloc_v2 bytes=4 ptr=@%u+0", &stop_id) == 1, "alloc: %s",
@@ -422,7 +423,7 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	snprintf(want, sizeof(want),
 		 "cuLaunchKernel fn=__coloc_ptb_add grid=132,1,1 block=128,1,1 shmem=0 stream=0 "
-		 "params=@%u+0,0x7,0x5,0x2,0x1,0x0,0x0,0x1,@%u+0,@%u+0 ran=10", id, ctl_id, stop_id);
+		 "params=@%u+0,0x7,0x5,0x2,0x1,0x0,0x0,0x1,@%u+0,@%u+0,0x0 ran=10", id, ctl_id, stop_id);
 	EXPECT_LOG(want);
 	EXPECT_RC(cuMemcpyDtoH_v2(ctl_host, ctl, 8), CUDA_SUCCESS);
 	EXPECT(ctl_host[0] == 10 && ctl_host[1] == 10, "control block %u %u", ctl_host[0], ctl_host[1]);
