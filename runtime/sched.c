@@ -341,7 +341,9 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 		note_stream(d, stream, flavor);
 	if (fn) /* a graph (no fn) is counted as one */
 		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
+	/* Only a hold reads it (settle): without one, a launch reads no clock. */
+	if (sched.hold_ns)
+		__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
 	mark_busy(d);
 	marked = d;
 }
