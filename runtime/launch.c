@@ -327,7 +327,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	v.slot_base = 0;
 	v.batch = batch;
 	/* A ring too small for the launch's workers and a helper's: no block is given up. */
-	v.redo = coloc_cfg.restart && 2ull * workers <= COLOC_REDO_ENTRIES ? slot.redo : 0;
+	v.redo = 2ull * workers <= COLOC_REDO_ENTRIES ? slot.redo : 0;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);

@@ -94,7 +94,8 @@ struct ctx_state {
 	struct coloc_segment *seg;
 	struct coloc_tenant *self;
 	CUdeviceptr ring, stop;
-	CUdeviceptr redo;       /* the records' redo rings, all zero while no block is given up */
+	CUdeviceptr redo;       /* the records' redo rings, all zero while no block is given up;
+				   0 without COLOC_RESTART */
 	uint32_t *host;         /* mapped host memory: [0] the stop's host copy; from byte 64,
 				   control block headers read back; NULL: none */
 	bool readback_busy;     /* a read back did not land by its deadline */
@@ -198,8 +199,9 @@ static struct ctx_state *state_new(CUcontext ctx)
 	/* Priorities out of the device's range are clamped to its highest. */
 	if (REAL(cuMemAlloc_v2)(&s->ring, CONTROL_BYTES) != CUDA_SUCCESS ||
 	    REAL(cuMemAlloc_v2)(&s->stop, STOP_RECORD_BYTES) != CUDA_SUCCESS ||
-	    REAL(cuMemAlloc_v2)(&s->redo, REDO_BYTES) != CUDA_SUCCESS ||
-	    REAL(cuMemsetD32_v2)(s->redo, 0, REDO_BYTES / 4) != CUDA_SUCCESS ||
+	    /* The redo rings only where blocks are given up (COLOC_RESTART=1). */
+	    (coloc_cfg.restart && (REAL(cuMemAlloc_v2)(&s->redo, REDO_BYTES) != CUDA_SUCCESS ||
+				   REAL(cuMemsetD32_v2)(s->redo, 0, REDO_BYTES / 4) != CUDA_SUCCESS)) ||
 	    REAL(cuStreamCreateWithPriority)(&s->stop_stream, 1 /* NON_BLOCKING */, -1000) !=
 		    CUDA_SUCCESS ||
 	    REAL(cuStreamCreateWithPriority)(&s->helper_stream, 1, 0) != CUDA_SUCCESS ||
@@ -428,7 +430,7 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	 * given up is taken back before it is done), so the next launch on
 	 * the record finds it zeroed.
 	 */
-	slot->redo = s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES;
+	slot->redo = s->redo ? s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES : 0;
 	slot->park = s->seg ? 1 : 0; /* without a watcher, nobody would resume it */
 	return 0;
 }

@@ -98,7 +98,8 @@ struct coloc_ptb_slot {
 	CUdeviceptr control;  /* the launch's control block, header zeroed on its stream */
 	CUdeviceptr stop;     /* the context's stop word */
 	unsigned park;        /* the launch's park parameter: 1 when a watcher can resume it */
-	CUdeviceptr redo;     /* the launch's redo ring, COLOC_REDO_ENTRIES words, zeroed */
+	CUdeviceptr redo;     /* the launch's redo ring, COLOC_REDO_ENTRIES words, zeroed;
+				 0 without COLOC_RESTART */
 };
 
 /* Blocks a launch's redo ring holds: twice its workers (its own and a helper's) at most. */
