@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 7
+#define COLOC_SEGMENT_VERSION 8
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -40,6 +40,7 @@ enum coloc_tenant_counter {
 	TC_GRAPH_LAUNCHES,       /* cuGraphLaunch: each graph one original unit */
 	TC_LAUNCH_CAPTURED,      /* kernels recorded into a graph, untouched */
 	TC_NARROWINGS,           /* best-effort: persistent kernels narrowed (COLOC_SHARE) */
+	TC_GIVEN_UP,             /* best-effort: blocks given up at stops (COLOC_RESTART) */
 	TC_COUNT
 };
 

@@ -74,6 +74,7 @@ struct record {
 	void *packed;           /* its parameters, park = 0 */
 	size_t packed_size;
 	uint64_t helpers;       /* helpers launched for it */
+	uint32_t tail_seen;     /* its redo ring's tail at the last stop's end */
 	uint64_t seq;           /* launch order in its context */
 };
 
@@ -462,6 +463,7 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		r->shmem = shmem;
 		r->total = total;
 		r->helpers = 0;
+		r->tail_seen = 0;
 		r->seq = ++s->seq;
 		if (!r->packed || event_record(r->done, stream, flavor) != CUDA_SUCCESS)
 			/* Cannot happen short of a broken context; the kernel may then stay parked. */
@@ -612,6 +614,7 @@ static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
 	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
+	uint64_t given_up = 0;
 	bool any = false, left, read = true;
 
 	if (!word_begin(s, 1, &locked))
@@ -642,6 +645,16 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 				left = true;
 		}
 	} while (left && now_ns() < deadline);
+	/* Blocks given up since the last stop: each one moved its ring's tail. */
+	for (unsigned n = 0; read && any && n < RECORDS; n++) {
+		struct record *r = &s->rec[n];
+		uint32_t tail = s->host[16 + 4 * n + 3];
+
+		if (r->live && tail != r->tail_seen) {
+			given_up += (uint32_t)(tail - r->tail_seen);
+			r->tail_seen = tail;
+		}
+	}
 	/*
 	 * The stop stream's read back waited past the deadline behind a
 	 * stopped kernel: the context's streams share a hardware queue with it.
@@ -665,6 +678,8 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		uint64_t i;
 
 		__atomic_fetch_add(&s->self->counters[TC_PREEMPTIONS], 1, __ATOMIC_RELAXED);
+		if (given_up)
+			__atomic_fetch_add(&s->self->counters[TC_GIVEN_UP], given_up, __ATOMIC_RELAXED);
 		if (!read) {
 			coloc_log(COLOC_LOG_DEBUG, "preemption: stopped; turnaround not measured (the "
 				  "stop stream is held up)");

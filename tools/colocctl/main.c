@@ -36,8 +36,9 @@ static const char usage[] =
 	"            best-effort tenants, coverage (their kernel time that ran\n"
 	"            preemptible, or original within the turnaround bound),\n"
 	"            preemptions of running persistent kernels, helpers that resumed\n"
-	"            them, narrowings (COLOC_SHARE), and the turnaround (latency tenant busy -> the kernels'\n"
-	"            workers gone) p50/p99 over the last 256; for best-effort tenants\n"
+	"            them, narrowings (COLOC_SHARE), blocks given up at stops\n"
+	"            (COLOC_RESTART), and the turnaround (latency tenant busy -> the\n"
+	"            kernels' workers gone) p50/p99 over the last 256; for best-effort tenants\n"
 	"            that mark their work (include/coloc/discard.h), the phase, the\n"
 	"            discard request outstanding, discards acknowledged and their\n"
 	"            latency (request -> acknowledgement) p50/p99 over the last 64\n"
@@ -92,6 +93,8 @@ static void print_preemption(const struct coloc_tenant *t)
 	       t->counters[TC_HELPERS]);
 	if (t->counters[TC_NARROWINGS])
 		printf(", narrowings %" PRIu64, t->counters[TC_NARROWINGS]);
+	if (t->counters[TC_GIVEN_UP])
+		printf(", blocks given up %" PRIu64, t->counters[TC_GIVEN_UP]);
 	print_percentiles("turnaround", t->turn_us, t->turn_count, COLOC_TURN_SAMPLES);
 	putchar('\n');
 }
