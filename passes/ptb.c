@@ -228,20 +228,20 @@ static int mark_traces(struct pass_ctx *ctx, struct ptx_block *b)
  * stop word, through a shared word double-buffered by meeting parity: a
  * block gives up at a stop (word 1); at a narrowing (above 1) its workers
  * finish their blocks as before.  The leader reads the word after every
- * fourth meeting (a count the same in every thread: all of them meet every
- * time), only in launches that give blocks up (__coloc_hlead: a redo ring,
- * no batches), and never waits for the read: its value is stored at the
- * next meeting.  A stop is seen within five meetings.
+ * meeting and at the start of every block, only in launches that give
+ * blocks up (__coloc_hlead: a redo ring, no batches); the value is stored
+ * at the next meeting, so a stop is seen within two meetings.
  *
- * What it costs (H200, benchmarks/results/2026-11-26-h200/restart/): a
- * read after every meeting, stored at the next one, held the block at that
- * meeting for the read's latency (a tiled GEMM with two barriers per step:
- * 2.2 times its time); a branch between the jump to the meeting and the
- * end of the dispatch (to skip the reads or the decision between reads,
- * on a per-thread clock or on this count) made ptxas's code give wrong
- * results, hang or trap (calls 3 to 5), so everything here is predicated;
- * and the first version's decision, with narrowings, took 14 instructions
- * on the meeting's path, which made barrier-heavy kernels up to 1.9 times
+ * What it costs (H200, benchmarks/results/2026-11-26-h200/restart/): the
+ * read is waited for at the next meeting, which holds the block there for
+ * the read's latency (a tiled GEMM with two barriers per step: 2.4 times
+ * its time).  Reading less often needs state carried from meeting to
+ * meeting (a per-thread clock, a meeting count), and every version of that
+ * tried, with a branch before or after the reduction or only a predicate,
+ * made ptxas's code give wrong results, hang or trap, even where no block
+ * could be given up (calls 3, 4, 5 and 8); what is here has no such state.
+ * The first version's decision, with narrowings, took 14 instructions on
+ * the meeting's path, which made barrier-heavy kernels up to 1.9 times
  * slower with nothing given up (call 7).
  */
 static const struct unisync_halt halt_code = {
@@ -251,7 +251,7 @@ static const struct unisync_halt halt_code = {
 		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
 		 "setp.eq.u32 __coloc_hq, __coloc_ht, 1;\n"
 		 "@__coloc_hq bra __coloc_halting;\n",
-	.halting = NULL, /* halting_code(): with cp.async.wait_all where needed */
+	.halting = NULL, /* set in ptb_kernel: with cp.async.wait_all where needed */
 };
 
 /* Registers and words of a kernel whose blocks can be given up. */

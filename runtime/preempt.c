@@ -27,9 +27,10 @@
  * turnaround: the time from the latency tenant's busy edge until every
  * taken virtual block is done or given up (done + redo tail - redo head ==
  * next in the control block: all workers have left or paused; blocks are
- * given up only by variants made with COLOC_RESTART=1).  When no latency tenant is busy any more it
- * clears the stop (host copy, then word) and launches a helper for each
- * kernel still in flight, to get back its parallelism: the same variant
+ * given up only by variants made with COLOC_RESTART=1).  When no latency
+ * tenant is busy any more it clears the stop (host copy, then word) and
+ * launches a helper for each kernel still in flight, to get back its
+ * parallelism: the same variant
  * with the same control block and parameters and park = 0, on the helper
  * stream after an event recorded where the kernel was put on its stream
  * (so a helper never runs before the work the kernel follows).  A helper
