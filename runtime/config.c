@@ -50,7 +50,7 @@ struct coloc_config coloc_cfg = {
 	.share_hold_ns = 2000000,
 };
 
-static __thread int depth;
+static COLOC_HOT_TLS int depth;
 
 static int role_warned;
 
