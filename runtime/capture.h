@@ -40,6 +40,7 @@ struct coloc_kernel_info {
 	} added[VARIANT_FORMS][COLOC_MAX_ADDED];
 	unsigned nadded[VARIANT_FORMS];
 	bool ptb_global_slots;        /* ptb keeps two words per worker after the control header */
+	bool ptb_restart;             /* ptb gives stopped blocks up (made with --ptb-restart) */
 	bool fallback_logged;         /* a fallback to the original was logged */
 	/* What the application set on the original, replayed on the variants. */
 	int attr[CU_FUNC_ATTRIBUTE_MAX];

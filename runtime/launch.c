@@ -270,7 +270,8 @@ static unsigned ptb_wave(struct coloc_kernel_fns *fns, int capped, const struct 
 
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 			struct coloc_kernel_fns *fns, unsigned workers, unsigned batch,
-			struct coloc_probe *probe, unsigned *units, const char **why)
+			struct coloc_probe *probe, struct coloc_turn_ref turns, unsigned *units,
+			const char **why)
 {
 	CUfunction fn = fns->fn[VARIANT_PTB];
 	struct params p;
@@ -343,6 +344,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	}
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
+	slot.turns = turns;
 	rc = launch_variant(l, fn, wgrid, p.ptr);
 	coloc_ptb_end(&slot, rc == CUDA_SUCCESS, l->stream, l->flavor, fn, workers, l->block,
 		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset, base_offset);
@@ -456,7 +458,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	struct coloc_module *m;
 	struct coloc_kernel_info *k = NULL;
 	struct coloc_kernel_fns *fns;
-	struct coloc_run_form run = { FORM_ORIGINAL, 0, 0, 0, 0 };
+	struct coloc_run_form run = { .form = FORM_ORIGINAL };
 	struct coloc_probe *probe = NULL;
 	const char *why = NULL, *ptb_off = NULL;
 	char *name = NULL;
@@ -506,6 +508,8 @@ static CUresult launch_best_effort(const struct launch *l)
 	}
 	if (fns && fns->fn[VARIANT_SLICE] && coloc_cfg.form != COLOC_FORM_PTB)
 		forms |= 1u << VARIANT_SLICE;
+	if ((forms & (1u << VARIANT_PTB)) && k->ptb_restart && coloc_cfg.restart)
+		forms |= COLOC_FORMS_RESTART;
 	if (fns && !forms)
 		why = coloc_cfg.form == COLOC_FORM_SLICE ? k->refused[VARIANT_SLICE] :
 		      ptb_off ? ptb_off : k->refused[VARIANT_PTB];
@@ -537,7 +541,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	rc = run.form == VARIANT_PTB ?
 		     /* A launch that measures the form takes one block at a time. */
 		     run_ptb(l, k, fns, run.param, probe && !coloc_cfg.ptb_batch ? 1 : run.batch, probe,
-			     &units, &why) :
+			     run.turns, &units, &why) :
 		     run_sliced(l, k, fns->fn[VARIANT_SLICE], run.param, probe, &units, &why);
 	coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, units);
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */

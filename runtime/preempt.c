@@ -77,6 +77,7 @@ struct record {
 	uint64_t helpers;       /* helpers launched for it */
 	uint32_t tail_seen;     /* its redo ring's tail at the last stop's end */
 	uint64_t seq;           /* launch order in its context */
+	struct coloc_turn_ref turns; /* where its stops are counted (profile.c) */
 };
 
 /* Part of the control block ring cleared on one stream, handed out to launches on it. */
@@ -466,6 +467,7 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		r->helpers = 0;
 		r->tail_seen = 0;
 		r->seq = ++s->seq;
+		r->turns = slot->turns;
 		if (!r->packed || event_record(r->done, stream, flavor) != CUDA_SUCCESS)
 			/* Cannot happen short of a broken context; the kernel may then stay parked. */
 			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
@@ -612,14 +614,50 @@ static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 	return true;
 }
 
+/* A stop's time for each launch that was running at it, for the profiler. */
+struct stop_times {
+	uint64_t ns[RECORDS];      /* 0: not timed */
+	struct coloc_turn_ref ref[RECORDS];
+	bool running[RECORDS];     /* seen with blocks taken and not done at the first read */
+	unsigned reads;
+};
+
+/*
+ * Notes when each running launch left: a launch the first read back found
+ * with blocks taken and neither done nor given up is timed from the stop
+ * word to the read back that found it gone (or complete); one already off
+ * the GPU at the first read, but started and not finished, counts that
+ * read's time.  Launches not started yet, or finished, say nothing.
+ */
+static void stop_time(struct stop_times *t, unsigned n, const struct record *r, uint64_t taken,
+		      uint64_t done, bool left, uint64_t since_word)
+{
+	if (!r->turns.entry || t->ns[n])
+		return;
+	if (t->reads == 1) {
+		t->running[n] = left;
+		if (!left && (!taken || done >= r->total))
+			return;
+	} else if (!t->running[n] || left) {
+		return;
+	}
+	if (!left) {
+		t->ns[n] = since_word ? since_word : 1;
+		t->ref[n] = r->turns;
+	}
+}
+
 static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
 	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
 	uint64_t given_up = 0;
 	bool any = false, left, read = true;
+	struct stop_times *times = calloc(1, sizeof(*times));
 
-	if (!word_begin(s, 1, &locked))
+	if (!word_begin(s, 1, &locked)) {
+		free(times);
 		return;
+	}
 	s->stopped = true;
 	word = now_ns();
 	/*
@@ -632,20 +670,31 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 			any |= !record_complete(&s->rec[n]);
 		if (!any || !(read = headers_read(s, deadline)))
 			break;
+		if (times)
+			times->reads++;
 		for (unsigned n = 0; n < RECORDS; n++) {
 			const uint32_t *hdr = &s->host[16 + 4 * n];
 			struct record *r = &s->rec[n];
 			uint64_t taken = hdr[0] < r->total ? hdr[0] : r->total;
+			bool running;
 
 			/*
 			 * Leaders that found the grid done still add to next; blocks
 			 * given up (redo tail - head) are off the GPU as well.
 			 */
-			if (r->live && (uint64_t)hdr[1] + (uint32_t)(hdr[3] - hdr[2]) < taken &&
-			    !record_complete(r))
-				left = true;
+			running = r->live && (uint64_t)hdr[1] + (uint32_t)(hdr[3] - hdr[2]) < taken &&
+				  !record_complete(r);
+			left |= running;
+			if (times && (r->live || times->running[n]))
+				stop_time(times, n, r, taken, hdr[1], running, now_ns() - word);
 		}
 	} while (left && now_ns() < deadline);
+	/* Still running at the poll limit: at least that long. */
+	for (unsigned n = 0; times && read && left && n < RECORDS; n++)
+		if (times->running[n] && !times->ns[n] && s->rec[n].turns.entry) {
+			times->ns[n] = now_ns() - word;
+			times->ref[n] = s->rec[n].turns;
+		}
 	/* Blocks given up since the last stop: each one moved its ring's tail. */
 	for (unsigned n = 0; read && any && n < RECORDS; n++) {
 		struct record *r = &s->rec[n];
@@ -674,6 +723,11 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
 		log_slow_stop(s, edge_ns, woke, locked, word, end, read);
 	pthread_mutex_unlock(&s->lock);
+	/* After the context's lock: the profiler's is taken by launches that hold none. */
+	for (unsigned n = 0; times && read && n < RECORDS; n++)
+		if (times->ns[n])
+			coloc_profile_stopped(times->ref[n], times->ns[n]);
+	free(times);
 	if (any && s->self) {
 		uint64_t us = end > edge_ns ? (end - edge_ns) / 1000u : 0;
 		uint64_t i;

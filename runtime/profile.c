@@ -26,7 +26,12 @@
  * Turnaround, the time the latency tenant can wait behind the kernel: a
  * slice's time for the sliced form (total / slices), one round of the
  * workers for the persistent form (total / ceil(blocks / workers)), the
- * whole kernel for the original.  The choice is the fastest candidate
+ * whole kernel for the original.  A persistent form that gives stopped
+ * blocks up (COLOC_RESTART=1) leaves at a barrier, well before its block's
+ * end: its turnaround is what its real stops took, measured by preempt.c's
+ * watcher from the stop word to the launch's leaving (of the last eight, the
+ * largest but one); until it has been stopped, it counts as within the
+ * bound, and a stop that moves it across the bound makes the choice again.  The choice is the fastest candidate
  * within the bound (COLOC_TURNAROUND_US, default 31.6 us); when none is,
  * the one with the smallest turnaround among those at most 25% slower than
  * the fastest: a bound that cannot be met is not worth the best-effort
@@ -50,10 +55,12 @@
  * file per module (KEY: the module's cache key, so a changed module or pass
  * starts afresh), one line per measured candidate, appended when a pair is
  * decided:
- *   KERNEL GX GY GZ BX BY BZ SHMEM FORM PARAM UNITS TIME_NS TURN_NS SAMPLES
+ *   KERNEL GX GY GZ BX BY BZ SHMEM FORM PARAM UNITS TIME_NS TURN_NS SAMPLES [STOP_NS STOPS]
  * FORM is original, slice or ptb; PARAM what was asked (slices, workers; 0:
- * the device's wave), UNITS what ran.  A later line for the same candidate
- * replaces an earlier one.  A process that finds the measurements it needs
+ * the device's wave), UNITS what ran; a persistent form that was stopped
+ * adds how long its stops took (STOP_NS, see coloc_profile_stopped) and how
+ * many were counted.  A later line for the same candidate replaces an
+ * earlier one.  A process that finds the measurements it needs
  * there launches the chosen form at once; a changed bound decides again from
  * them, measuring only what is still missing.
  */
@@ -75,6 +82,7 @@
 #define TRIES 6
 #define BUCKETS 256
 #define DEVICES 16
+#define RECENT_STOPS 8
 
 struct measurement {
 	int form;          /* enum coloc_variant_form, or FORM_ORIGINAL */
@@ -85,6 +93,11 @@ struct measurement {
 	unsigned samples;  /* counted samples */
 	unsigned tries;    /* all samples */
 	uint64_t dirty_ns; /* the fastest disturbed sample, for when nothing is clean */
+	/* Persistent forms: how long its real stops took (coloc_profile_stopped). */
+	uint64_t stop_ns;  /* of the recent ones, the largest but one (the largest: fewer than 4) */
+	unsigned stops;    /* stops counted, ever */
+	uint64_t recent[RECENT_STOPS];
+	unsigned nrecent;
 };
 
 struct entry {
@@ -221,6 +234,19 @@ static struct measurement *add(struct entry *e, int form, unsigned param)
 	return m;
 }
 
+/*
+ * The candidate's turnaround.  A persistent form that gives stopped blocks
+ * up leaves at its next barrier, not at its block's end: its turnaround is
+ * what its stops took, and until it has been stopped it counts as within
+ * the bound (a stop that takes longer decides again: coloc_profile_stopped).
+ */
+static uint64_t turn_of(const struct measurement *m, unsigned forms)
+{
+	if (m->form == VARIANT_PTB && (forms & COLOC_FORMS_RESTART))
+		return m->stops ? m->stop_ns : 0;
+	return m->turn_ns;
+}
+
 /* Enough samples, or as many as it will get. */
 static bool measured(const struct measurement *m)
 {
@@ -292,16 +318,27 @@ static void load(const char *key, int device, unsigned sm)
 	while (fgets(line, sizeof(line), f)) {
 		struct coloc_dim3 g, b;
 		unsigned shmem, param, units, samples;
-		uint64_t time_ns, turn_ns;
+		uint64_t time_ns, turn_ns, stop_ns;
+		unsigned stops;
 		struct measurement *m;
 		struct entry *e;
-		int fm, n = 0;
+		int fm, n = 0, k = 0;
 
 		lines++;
 		if (sscanf(line, "%255s %u %u %u %u %u %u %u %15s %u %u %" SCNu64 " %" SCNu64 " %u%n",
 			   kernel, &g.x, &g.y, &g.z, &b.x, &b.y, &b.z, &shmem, form, &param, &units,
-			   &time_ns, &turn_ns, &samples, &n) != 14 ||
-		    line[n] != '\n' || (fm = form_from(form)) < -1 || !samples || !units ||
+			   &time_ns, &turn_ns, &samples, &n) != 14) {
+			bad++;
+			continue;
+		}
+		stop_ns = 0;
+		stops = 0;
+		if (line[n] == ' ' &&
+		    (sscanf(line + n, " %" SCNu64 " %u%n", &stop_ns, &stops, &k) != 2 || !stops))
+			line[n] = 'x'; /* not the two stop fields: not a measurement */
+		else if (line[n] == ' ')
+			n += k;
+		if (line[n] != '\n' || (fm = form_from(form)) < -1 || !samples || !units ||
 		    !blocks_of(g) || !blocks_of(b)) {
 			bad++;
 			continue;
@@ -313,6 +350,10 @@ static void load(const char *key, int device, unsigned sm)
 		m->turn_ns = turn_ns;
 		m->samples = samples;
 		m->tries = TRIES + SAMPLES;
+		m->stop_ns = stop_ns;
+		m->stops = stops;
+		m->recent[0] = stop_ns;
+		m->nrecent = stops ? 1 : 0;
 		e->saved = true;
 	}
 	fclose(f);
@@ -336,10 +377,15 @@ static void save(struct entry *e, unsigned sm)
 		if (!m->samples)
 			continue;
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
-					"%s %u %u %u %u %u %u %u %s %u %u %" PRIu64 " %" PRIu64 " %u\n",
+					"%s %u %u %u %u %u %u %u %s %u %u %" PRIu64 " %" PRIu64 " %u",
 					e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x,
 					e->block.y, e->block.z, e->shmem, form_name(m->form), m->param,
 					m->units, m->time_ns, m->turn_ns, m->samples);
+		if (len < sizeof(buf) && m->stops)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %" PRIu64 " %u",
+						m->stop_ns, m->stops);
+		if (len < sizeof(buf))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "\n");
 		if (len >= sizeof(buf))
 			return; /* a kernel name too long for the format: not saved */
 	}
@@ -364,7 +410,7 @@ static void save(struct entry *e, unsigned sm)
 /* The form launches take without the profiler: persistent, else sliced, else original. */
 static struct coloc_run_form static_form(unsigned forms)
 {
-	struct coloc_run_form f = { FORM_ORIGINAL, 0, 0, 0, coloc_cfg.ptb_batch };
+	struct coloc_run_form f = { .form = FORM_ORIGINAL, .batch = coloc_cfg.ptb_batch };
 
 	if ((forms & (1u << VARIANT_PTB)) && coloc_cfg.form != COLOC_FORM_SLICE) {
 		f.form = VARIANT_PTB;
@@ -506,13 +552,14 @@ static void decide(struct entry *e, unsigned forms)
 			fastest = e->m[i].time_ns;
 	for (unsigned i = 0; i < e->n; i++) {
 		const struct measurement *m = &e->m[i];
-		bool in = m->turn_ns <= coloc_cfg.turnaround_ns;
+		bool in = turn_of(m, forms) <= coloc_cfg.turnaround_ns;
 
 		if (!usable(m, forms) || (only_ptb && m->form != VARIANT_PTB) ||
 		    (!in && m->time_ns > fastest + fastest / 4))
 			continue;
 		if (!best || (in && !fits) ||
-		    (in == fits && (fits ? m->time_ns < best->time_ns : m->turn_ns < best->turn_ns)))
+		    (in == fits && (fits ? m->time_ns < best->time_ns :
+				     turn_of(m, forms) < turn_of(best, forms))))
 			best = m, fits = in;
 	}
 	e->decided = true;
@@ -536,10 +583,15 @@ static void decide(struct entry *e, unsigned forms)
 		for (unsigned i = 0; i < e->n && len < sizeof(list); i++)
 			if (e->m[i].samples)
 				len += (size_t)snprintf(list + len, sizeof(list) - len,
-							"%s %s:%u %.1f us (turnaround %.1f us)",
+							"%s %s:%u %.1f us (turnaround %.1f us%s)",
 							len ? "," : "", form_name(e->m[i].form),
 							e->m[i].units, e->m[i].time_ns / 1e3,
-							e->m[i].turn_ns / 1e3);
+							turn_of(&e->m[i], forms) / 1e3,
+							e->m[i].form == VARIANT_PTB &&
+									(forms & COLOC_FORMS_RESTART) ?
+								e->m[i].stops ? ", at its stops" :
+										", not stopped yet" :
+								"");
 		coloc_log(COLOC_LOG_INFO, "profile: %s grid %u,%u,%u block %u,%u,%u:%s -> %s:%u%s%s",
 			  e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x, e->block.y,
 			  e->block.z, list, form_name(best->form), best->units,
@@ -673,6 +725,9 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 	*out = c;
 	meas = find(e, c.form, c.param);
 	out->estimate_ns = meas && meas->samples ? meas->time_ns : 0;
+	/* Its stops are counted where its run time is (persistent forms). */
+	if (c.form == VARIANT_PTB && (meas || (meas = add(e, c.form, c.param))))
+		out->turns = (struct coloc_turn_ref){ e, (unsigned)(meas - e->m) };
 	out->batch = coloc_cfg.ptb_batch ? coloc_cfg.ptb_batch :
 		     c.form == VARIANT_PTB && meas && meas->samples ? batch_for(e, meas) : 1;
 	if (e->probing || measured(meas) || !(meas = add(e, c.form, c.param)))
@@ -684,6 +739,42 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 		e->probing = true;
 	}
 out:
+	pthread_mutex_unlock(&prof.lock);
+}
+
+void coloc_profile_stopped(struct coloc_turn_ref ref, uint64_t ns)
+{
+	struct entry *e = ref.entry;
+	struct measurement *m;
+	uint64_t top = 0, second = 0;
+	bool was_in, in;
+
+	if (!e || ref.cand >= CANDIDATES)
+		return;
+	pthread_mutex_lock(&prof.lock);
+	m = &e->m[ref.cand];
+	was_in = m->stops && m->stop_ns <= coloc_cfg.turnaround_ns;
+	m->recent[m->nrecent++ % RECENT_STOPS] = ns;
+	for (unsigned i = 0; i < RECENT_STOPS && i < m->nrecent; i++) {
+		if (m->recent[i] > top)
+			second = top, top = m->recent[i];
+		else if (m->recent[i] > second)
+			second = m->recent[i];
+	}
+	m->stop_ns = m->nrecent < 4 ? top : second;
+	in = m->stop_ns <= coloc_cfg.turnaround_ns;
+	/*
+	 * The first stop, or one that moved it across the bound: the choice
+	 * (which took an unstopped form as within it) is made again, and saved.
+	 */
+	if (!m->stops++ || in != was_in) {
+		e->saved = false;
+		e->decided = false;
+	}
+	coloc_log(COLOC_LOG_DEBUG, "profile: %s grid %u,%u,%u block %u,%u,%u: %s:%u stopped in "
+		  "%.1f us (of its last %u stops, %.1f us)", e->kernel, e->grid.x, e->grid.y,
+		  e->grid.z, e->block.x, e->block.y, e->block.z, form_name(m->form), m->units,
+		  ns / 1e3, m->nrecent < RECENT_STOPS ? m->nrecent : RECENT_STOPS, m->stop_ns / 1e3);
 	pthread_mutex_unlock(&prof.lock);
 }
 

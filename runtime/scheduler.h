@@ -92,12 +92,22 @@ void coloc_graph_thread_relaxed(void);
 
 /* ---- preempt.c: persistent launches that can be stopped and resumed */
 
+/*
+ * Where a persistent launch's stops are counted: the profiler's candidate
+ * it ran as (profile.c); entry NULL: nowhere.
+ */
+struct coloc_turn_ref {
+	void *entry;
+	unsigned cand;
+};
+
 struct coloc_ptb_slot {
 	void *state;          /* the context's (preempt.c) */
 	int record;
 	CUdeviceptr control;  /* the launch's control block, header zeroed on its stream */
 	CUdeviceptr stop;     /* the context's stop word */
 	unsigned park;        /* the launch's park parameter: 1 when a watcher can resume it */
+	struct coloc_turn_ref turns; /* set by the caller before coloc_ptb_end */
 	CUdeviceptr redo;     /* the launch's redo ring, COLOC_REDO_ENTRIES words, zeroed;
 				 0 without COLOC_RESTART */
 };
@@ -159,7 +169,15 @@ struct coloc_run_form {
 	 * short blocks do not each pay a take (0: 1).
 	 */
 	unsigned batch;
+	struct coloc_turn_ref turns; /* persistent forms: where their stops are counted */
 };
+
+/*
+ * In `forms` (coloc_profile_choose): the persistent form gives stopped
+ * blocks up (COLOC_RESTART=1 and a kernel the pass made so): its turnaround
+ * is what its stops measure, not a block's time.
+ */
+#define COLOC_FORMS_RESTART (1u << 16)
 
 struct coloc_module;
 struct coloc_probe;
@@ -180,5 +198,10 @@ void coloc_profile_start(struct coloc_probe *p, CUstream stream, enum coloc_stre
 /* After its last launch; `units`: the slices launched or the workers. Frees the probe or queues it. */
 void coloc_profile_stop(struct coloc_probe *p, CUstream stream, enum coloc_stream_flavor flavor,
 			bool launched, unsigned units);
+/*
+ * A persistent launch left the GPU `ns` after its stop word was written
+ * (preempt.c's watcher, once per stop and launch that was running).
+ */
+void coloc_profile_stopped(struct coloc_turn_ref ref, uint64_t ns);
 
 #endif

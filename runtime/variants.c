@@ -83,6 +83,7 @@ static int kernel_info_fill(struct coloc_kernel_info *ki, const struct pass_kern
 		n++;
 	ki->nparams = n;
 	ki->ptb_global_slots = k->ptb_global_slots;
+	ki->ptb_restart = k->ptb_restart;
 	ki->param_size = calloc(n + 1, sizeof(uint32_t));
 	ki->param_align = calloc(n + 1, sizeof(uint32_t));
 	if (!ki->name || !ki->param_size || !ki->param_align)

@@ -98,7 +98,8 @@ if mode.startswith("preempt"):
     if mode == "preempt-share":
         be_env["COLOC_SHARE"] = "0.5"
     if mode == "preempt-restart":
-        be_env["COLOC_RESTART"] = "1"
+        be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
+                      COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
     start = time.time()
     be = subprocess.Popen([app] + be_args + [ptx], env=be_env, stdout=subprocess.PIPE, text=True)
     time.sleep(0.15)
