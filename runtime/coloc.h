@@ -208,6 +208,15 @@ enum coloc_stat {
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n);
+/*
+ * The calling thread's lane, 0 to COLOC_THREAD_LANES - 1, for counters it
+ * alone adds to (no locked instruction on a latency launch); -1 once the
+ * first COLOC_THREAD_LANES threads took theirs (atomics then).
+ */
+#define COLOC_THREAD_LANES 8
+int coloc_thread_lane(void);
+/* Counts one original launch of this thread (`lane` from coloc_thread_lane). */
+void coloc_stat_original_launch(int lane);
 /* Counts one kernel (or launch) refused a preemptible form, by reason. */
 void coloc_stat_refusal(const char *reason);
 

@@ -140,6 +140,42 @@ void coloc_stat_add(enum coloc_stat s, uint64_t n)
 	__atomic_fetch_add(&stats[s], n, __ATOMIC_RELAXED);
 }
 
+/* Original launches counted in lanes, one per thread (coloc_thread_lane). */
+static uint64_t original_lanes[COLOC_THREAD_LANES];
+static unsigned lanes_taken;
+static COLOC_HOT_TLS int my_lane; /* lane + 1; -1: none left; 0: not asked yet */
+
+int coloc_thread_lane(void)
+{
+	if (!my_lane) {
+		unsigned n = __atomic_fetch_add(&lanes_taken, 1, __ATOMIC_RELAXED);
+
+		my_lane = n < COLOC_THREAD_LANES ? (int)n + 1 : -1;
+	}
+	return my_lane - (my_lane > 0);
+}
+
+void coloc_stat_original_launch(int lane)
+{
+	/* Only this thread writes its lane: a plain add, read whole by others. */
+	if (lane >= 0)
+		__atomic_store_n(&original_lanes[lane],
+				 __atomic_load_n(&original_lanes[lane], __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+	else
+		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+}
+
+static uint64_t stat_value(int s)
+{
+	uint64_t n = __atomic_load_n(&stats[s], __ATOMIC_RELAXED);
+
+	if (s == STAT_LAUNCH_ORIGINAL)
+		for (int i = 0; i < COLOC_THREAD_LANES; i++)
+			n += __atomic_load_n(&original_lanes[i], __ATOMIC_RELAXED);
+	return n;
+}
+
 void coloc_stat_refusal(const char *reason)
 {
 	unsigned i;
@@ -221,8 +257,7 @@ static void stats_write(void)
 		coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" :
 		coloc_cfg.role == COLOC_ROLE_BEST_EFFORT ? "best-effort" : "none");
 	for (int i = 0; i < STAT_COUNT; i++)
-		fprintf(f, ",\n  \"%s\": %" PRIu64, stat_names[i],
-			__atomic_load_n(&stats[i], __ATOMIC_RELAXED));
+		fprintf(f, ",\n  \"%s\": %" PRIu64, stat_names[i], stat_value(i));
 	fprintf(f, ",\n  \"refusals\": {");
 	pthread_mutex_lock(&refusals.lock);
 	for (unsigned i = 0; i < refusals.nreasons; i++) {
@@ -616,7 +651,7 @@ __attribute__((destructor)) static void coloc_fini(void)
 			  "launches: %" PRIu64 " original, %" PRIu64 " sliced, %" PRIu64
 			  " persistent, %" PRIu64 " fell back",
 			  stats[STAT_KERNELS], stats[STAT_KERNELS_SLICE], stats[STAT_KERNELS_PTB],
-			  stats[STAT_LAUNCH_ORIGINAL], stats[STAT_LAUNCH_SLICE],
+			  stat_value(STAT_LAUNCH_ORIGINAL), stats[STAT_LAUNCH_SLICE],
 			  stats[STAT_LAUNCH_PTB], stats[STAT_LAUNCH_FALLBACK]);
 	stats_write();
 }

@@ -74,7 +74,6 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
-		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
 		coloc_sched_latency_launch(l->fn, l->stream, l->flavor);
 	}
 	if (l->config)

@@ -387,7 +387,10 @@ static void mark_busy(struct dev_state *d)
 void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
 {
 	struct dev_state *d = current_dev();
+	int lane = fn ? coloc_thread_lane() : -1;
 
+	if (fn) /* a graph (no fn) is counted as one by the caller */
+		coloc_stat_original_launch(lane);
 	marked = NULL;
 	if (!d || !d->self)
 		return;
@@ -395,7 +398,12 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
 	if (sched.by_kernel)
 		note_stream(d, stream, flavor);
-	if (fn) /* a graph (no fn) is counted as one */
+	/* In this thread's lane: a plain add (coord.h). */
+	if (fn && lane >= 0 && lane < COLOC_LANES)
+		__atomic_store_n(&d->self->launch_lanes[lane],
+				 __atomic_load_n(&d->self->launch_lanes[lane], __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+	else if (fn)
 		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	/* Only a hold reads it (settle): without one, a launch reads no clock. */
 	if (sched.hold_ns)

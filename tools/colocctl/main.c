@@ -221,7 +221,8 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
 		const struct coloc_tenant *t = &s->tenants[i];
 		const uint64_t *c = t->counters;
-		uint64_t all = c[TC_LAUNCH_ORIGINAL] + c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB];
+		uint64_t original = coloc_tenant_original_launches(t);
+		uint64_t all = original + c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB];
 		char share[16] = "-";
 
 		if (!t->pid)
@@ -233,7 +234,7 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		       " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %10.1f %10s %10.1f %9" PRIu64 "\n",
 		       t->pid, role_name(t->role),
 		       !coloc_tenant_alive(t) ? "dead" : t->busy ? "busy" : "idle", t->comm,
-		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], c[TC_LAUNCH_ORIGINAL], c[TC_LAUNCH_SLICE],
+		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], original, c[TC_LAUNCH_SLICE],
 		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], c[TC_GRAPH_LAUNCHES],
 		       (double)c[TC_GATED_NS] / 1e6, share, (double)t->mem_held / 1048576.0,
 		       c[TC_MEM_REFUSED]);
