@@ -134,6 +134,7 @@ struct coloc_config {
 	enum coloc_policy policy;
 	enum coloc_log_level log_level;
 	int log_fd;
+	bool log_time;          /* COLOC_LOG_TIME=1: lines begin with CLOCK_MONOTONIC seconds */
 	char cache_dir[4096];   /* COLOC_CACHE_DIR, default ~/.cache/coloc */
 	char aot_dirs[4096];    /* COLOC_AOT_CACHE: colon-separated, read only */
 	char stats_file[4096];  /* COLOC_STATS_FILE: JSON written at exit */

@@ -3,7 +3,8 @@
  *
  *   COLOC_DISABLE=1          everything passes straight to the driver
  *   COLOC_ROLE=latency|best-effort
- *   COLOC_LOG=error|warn|info|debug    (default warn), COLOC_LOG_FILE=PATH
+ *   COLOC_LOG=error|warn|info|debug    (default warn), COLOC_LOG_FILE=PATH,
+ *                            COLOC_LOG_TIME=1: each line begins with CLOCK_MONOTONIC seconds
  *   COLOC_CACHE_DIR=DIR      compiled variants (default ~/.cache/coloc)
  *   COLOC_AOT_CACHE=DIR:...  caches written by colocc --aot, read only
  *   COLOC_FORM=auto|original|slice[:N]|ptb[:W]   best-effort launches
@@ -41,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coloc.h"
@@ -84,7 +86,16 @@ void coloc_log(enum coloc_log_level level, const char *fmt, ...)
 
 	if (!coloc_log_on(level))
 		return;
-	n = snprintf(line, sizeof(line), "colocc[%ld]: %s: ", (long)getpid(), level_names[level]);
+	if (coloc_cfg.log_time) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		n = snprintf(line, sizeof(line), "%lld.%06ld colocc[%ld]: %s: ", (long long)t.tv_sec,
+			     t.tv_nsec / 1000, (long)getpid(), level_names[level]);
+	} else {
+		n = snprintf(line, sizeof(line), "colocc[%ld]: %s: ", (long)getpid(),
+			     level_names[level]);
+	}
 	va_start(ap, fmt);
 	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
@@ -511,6 +522,8 @@ __attribute__((constructor)) static void coloc_init(void)
 			coloc_log(COLOC_LOG_ERROR, "cannot open COLOC_LOG_FILE '%s': %s", s,
 				  strerror(errno));
 	}
+	s = getenv("COLOC_LOG_TIME");
+	coloc_cfg.log_time = s && !strcmp(s, "1");
 	s = getenv("COLOC_LOG");
 	if (s && *s) {
 		int i;

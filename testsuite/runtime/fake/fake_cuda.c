@@ -84,7 +84,7 @@
  *   cuMemsetD32Async dst=@A+OFF value=V count=N stream=S  also _ptsz
  *   cuMemcpyHtoD_v2 dst=@A+OFF bytes=N
  *   cuMemcpyDtoH_v2 src=@A+OFF bytes=N
- *   cuMemcpyHtoDAsync_v2 dst=@A+OFF bytes=N stream=S      also _ptsz
+ *   cuMemcpyHtoDAsync_v2 dst=@A+OFF bytes=N [value=0xV] stream=S   also _ptsz; V: a 4-byte copy's
  *   cuMemcpyDtoHAsync_v2 src=@A+OFF bytes=N stream=S      also _ptsz
  *   cuStreamCreate flags=F stream=S
  *   cuStreamCreateWithPriority flags=F priority=P stream=S
@@ -1122,6 +1122,12 @@ static CUresult mem_copy(const char *name, bool to_device, CUdeviceptr dev, void
 	coloc_buf_puts(&line, to_device ? " dst=" : " src=");
 	fake_put_dptr(&line, dev);
 	coloc_buf_printf(&line, " bytes=%zu", bytes);
+	if (to_device && bytes == 4 && host) {
+		uint32_t v;
+
+		memcpy(&v, host, 4);
+		coloc_buf_printf(&line, " value=0x%x", v);
+	}
 	if (has_stream)
 		stream_rc = put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
