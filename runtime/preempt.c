@@ -61,6 +61,8 @@
 #define TURN_POLL_LIMIT_NS 200000000u
 #define STOP_RECORD_BYTES 16    /* { u32 word; u32 pad; u64 host copy }, docs/passes.md */
 #define HEADER_BYTES 16          /* { next, done, redo head, redo tail }, docs/passes.md */
+#define STOP_STREAMS 2
+#define READBACK_WAIT_NS 500000u /* before a read back tries the other stop stream */
 #define HOST_BYTES (64 + HEADER_BYTES * RECORDS) /* the host copy, then a header per record */
 #define REDO_BYTES (4ull * COLOC_REDO_ENTRIES * RECORDS) /* a redo ring per record */
 
@@ -101,7 +103,15 @@ struct ctx_state {
 				   0 without COLOC_RESTART */
 	uint32_t *host;         /* mapped host memory: [0] the stop's host copy; from byte 64,
 				   control block headers read back; NULL: none */
-	bool readback_busy;     /* a read back did not land by its deadline */
+	/*
+	 * Stops go through STOP_STREAMS streams at once, read backs through one
+	 * of them: a stream can share a hardware queue with a kernel of the
+	 * context (a helper, say), and then its work waits for that kernel's end.
+	 */
+	CUstream stop_stream[STOP_STREAMS];
+	bool readback_busy[STOP_STREAMS]; /* a read back there did not land in time */
+	unsigned readback_on;   /* the stream read backs go through now */
+	unsigned readback_moves; /* times they left a busy stream, for the log */
 	unsigned values;        /* host words holding values for stop_set (from word 4) */
 	bool shared_queue;      /* so the stop stream waits behind this context's work */
 	uint64_t ring_next;
@@ -115,7 +125,7 @@ struct ctx_state {
 	struct chunk chunk[OPEN_CHUNKS];
 	uint64_t chunk_clock;
 	CUevent cleared[CHUNKS]; /* recorded after each chunk's memset; NULL: never cleared */
-	CUstream stop_stream, helper_stream;
+	CUstream helper_stream;
 	CUevent helpers_done;   /* recorded after the last helpers */
 	bool helpers_pending;
 	bool stopped;           /* the stop word is set: 1, or a narrowing */
@@ -206,8 +216,9 @@ static struct ctx_state *state_new(CUcontext ctx)
 	    /* The redo rings only where blocks are given up (COLOC_RESTART=1). */
 	    (coloc_cfg.restart && (REAL(cuMemAlloc_v2)(&s->redo, REDO_BYTES) != CUDA_SUCCESS ||
 				   REAL(cuMemsetD32_v2)(s->redo, 0, REDO_BYTES / 4) != CUDA_SUCCESS)) ||
-	    REAL(cuStreamCreateWithPriority)(&s->stop_stream, 1 /* NON_BLOCKING */, -1000) !=
+	    REAL(cuStreamCreateWithPriority)(&s->stop_stream[0], 1 /* NON_BLOCKING */, -1000) !=
 		    CUDA_SUCCESS ||
+	    REAL(cuStreamCreateWithPriority)(&s->stop_stream[1], 1, -1000) != CUDA_SUCCESS ||
 	    REAL(cuStreamCreateWithPriority)(&s->helper_stream, 1, 0) != CUDA_SUCCESS ||
 	    REAL(cuEventCreate)(&s->helpers_done, 2 /* DISABLE_TIMING */) != CUDA_SUCCESS ||
 	    stop_record_init(s) < 0) {
@@ -526,10 +537,9 @@ bool coloc_ptb_usable(void)
  */
 #define VALUE_FIRST 4
 #define VALUE_END 16
-static CUresult stop_set(struct ctx_state *s, uint32_t value)
+static CUresult stop_word(struct ctx_state *s, uint32_t value, CUstream stream)
 {
-	if (s->host) {
-		__atomic_store_n(&s->host[0], value, __ATOMIC_SEQ_CST);
+	if (s->host)
 		for (unsigned i = VALUE_FIRST; i < VALUE_END; i++) {
 			/* A word once given a value keeps it: a copy from it may still be queued. */
 			if (i == s->values + VALUE_FIRST) {
@@ -537,40 +547,78 @@ static CUresult stop_set(struct ctx_state *s, uint32_t value)
 				s->values++;
 			}
 			if (s->host[i] == value)
-				return REAL(cuMemcpyHtoDAsync_v2)(s->stop, &s->host[i], 4,
-								  s->stop_stream);
+				return REAL(cuMemcpyHtoDAsync_v2)(s->stop, &s->host[i], 4, stream);
 		}
-	}
-	return REAL(cuMemsetD32Async)(s->stop, value, 1, s->stop_stream);
+	return REAL(cuMemsetD32Async)(s->stop, value, 1, stream);
+}
+
+/* On every stop stream: the first to get through sets the word. */
+static CUresult stop_set(struct ctx_state *s, uint32_t value)
+{
+	CUresult rc = CUDA_ERROR_NOT_READY;
+
+	if (s->host)
+		__atomic_store_n(&s->host[0], value, __ATOMIC_SEQ_CST);
+	for (unsigned k = 0; k < STOP_STREAMS; k++)
+		if (stop_word(s, value, s->stop_stream[k]) == CUDA_SUCCESS)
+			rc = CUDA_SUCCESS;
+	return rc;
 }
 
 /*
  * Reads the control block headers of the live records into the host
  * buffer (never waiting past `deadline`); false when they did not land.
- * A read back that missed its deadline is still queued: nothing more is
- * asked until the stop stream has taken it.
+ * A read back that does not land within READBACK_WAIT_NS is left queued
+ * and asked again on the other stop stream; a stream with one queued gets
+ * no more until it has taken it.  (One landing late may overwrite a later
+ * one's numbers with older ones: the counters only grow, so a stop looks
+ * unfinished a little longer, never finished too soon.)
  */
 static bool headers_read(struct ctx_state *s, uint64_t deadline)
 {
-	CUresult rc;
-
 	if (!s->host)
 		return false;
-	if (s->readback_busy) {
-		if (REAL(cuStreamQuery)(s->stop_stream) != CUDA_SUCCESS)
+	for (;;) {
+		for (unsigned i = 0; i < STOP_STREAMS; i++) {
+			unsigned k = (s->readback_on + i) % STOP_STREAMS;
+			uint64_t wait;
+			CUresult rc;
+
+			if (s->readback_busy[k]) {
+				if (REAL(cuStreamQuery)(s->stop_stream[k]) != CUDA_SUCCESS)
+					continue;
+				s->readback_busy[k] = false;
+			}
+			if (k != s->readback_on)
+				s->readback_moves++;
+			s->readback_on = k;
+			for (unsigned n = 0; n < RECORDS; n++)
+				if (s->rec[n].live &&
+				    REAL(cuMemcpyDtoHAsync_v2)(&s->host[16 + 4 * n],
+							       s->ring + s->rec[n].off, HEADER_BYTES,
+							       s->stop_stream[k]) != CUDA_SUCCESS)
+					return false;
+			wait = now_ns() + READBACK_WAIT_NS;
+			if (wait > deadline)
+				wait = deadline;
+			while ((rc = REAL(cuStreamQuery)(s->stop_stream[k])) == CUDA_ERROR_NOT_READY &&
+			       now_ns() < wait)
+				;
+			if (rc != CUDA_ERROR_NOT_READY)
+				return rc == CUDA_SUCCESS;
+			s->readback_busy[k] = true;
+		}
+		if (now_ns() >= deadline)
 			return false;
-		s->readback_busy = false;
 	}
-	for (unsigned n = 0; n < RECORDS; n++)
-		if (s->rec[n].live &&
-		    REAL(cuMemcpyDtoHAsync_v2)(&s->host[16 + 4 * n], s->ring + s->rec[n].off,
-					       HEADER_BYTES, s->stop_stream) != CUDA_SUCCESS)
+}
+
+static bool readbacks_stuck(const struct ctx_state *s)
+{
+	for (unsigned k = 0; k < STOP_STREAMS; k++)
+		if (!s->readback_busy[k])
 			return false;
-	while ((rc = REAL(cuStreamQuery)(s->stop_stream)) == CUDA_ERROR_NOT_READY && now_ns() < deadline)
-		;
-	if (rc == CUDA_ERROR_NOT_READY)
-		s->readback_busy = true;
-	return rc == CUDA_SUCCESS;
+	return true;
 }
 
 /*
@@ -599,10 +647,11 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 				      record_complete(r) ? " complete" : "");
 	}
 	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
-		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s); in flight "
-		  "(taken/done/given up/blocks):%s", (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6,
-		  (locked_ns - edge_ns) / 1e6, (word_ns - edge_ns) / 1e6,
-		  read ? "" : ", not read back", what[0] ? what : " nothing");
+		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s; read back moved "
+		  "to the other stop stream %u times); in flight (taken/done/given up/blocks):%s",
+		  (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6, (locked_ns - edge_ns) / 1e6,
+		  (word_ns - edge_ns) / 1e6, read ? "" : ", not read back", s->readback_moves,
+		  what[0] ? what : " nothing");
 }
 
 /*
@@ -675,6 +724,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
 	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
 	uint64_t given_up = 0;
+	unsigned moves;
 	bool any = false, left, read = true;
 	struct stop_times *times = calloc(1, sizeof(*times));
 
@@ -683,6 +733,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		return;
 	}
 	s->stopped = true;
+	s->readback_moves = 0;
 	word = now_ns();
 	/*
 	 * The turnaround: until every taken block of every kernel in flight is
@@ -735,7 +786,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	 * Helpers would wait there too, and the stop itself lands late; the
 	 * context's later launches take other forms (coloc_ptb_usable).
 	 */
-	if (any && !read && s->readback_busy && !s->shared_queue) {
+	if (any && !read && readbacks_stuck(s) && !s->shared_queue) {
 		__atomic_store_n(&s->shared_queue, true, __ATOMIC_RELAXED);
 		coloc_log(COLOC_LOG_WARN, "preemption: colocc's stop stream waits behind this "
 			  "context's own work (its streams share a hardware queue, as under MPS or with "
@@ -744,6 +795,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	}
 	/* The end of the stop, before logging it: the log's time is not the stop's. */
 	end = now_ns();
+	moves = s->readback_moves;
 	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
 		log_slow_stop(s, edge_ns, woke, locked, word, end, read);
 	pthread_mutex_unlock(&s->lock);
@@ -767,8 +819,9 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		i = __atomic_fetch_add(&s->self->turn_count, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->self->turn_us[i % COLOC_TURN_SAMPLES],
 				 (uint32_t)(us < UINT32_MAX ? us : UINT32_MAX), __ATOMIC_RELAXED);
-		coloc_log(COLOC_LOG_DEBUG, "preemption: stopped after %llu us%s",
-			  (unsigned long long)us, left ? " (still running at the poll limit)" : "");
+		coloc_log(COLOC_LOG_DEBUG, "preemption: stopped after %llu us%s; read back moved to "
+			  "the other stop stream %u times", (unsigned long long)us,
+			  left ? " (still running at the poll limit)" : "", moves);
 	}
 }
 

@@ -42,6 +42,10 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         grid 21120 with the timing of that run (COLOC_FAKE_BLOCK_US=1000,
         COLOC_FAKE_VARIANT_US=300, COLOC_TURNAROUND_US=1000); the choice made
         in this process must be made again once persistent kernels are off
+  preempt-stuck  as preempt, but the first stop stream shares a hardware queue
+        with the kernel (COLOC_FAKE_STUCK_STREAM=1): the stop goes through the
+        second one too, and its read back moves there, so the stop ends long
+        before the watcher's 200 ms deadline
   preempt-share  as preempt, with COLOC_SHARE=0.5: the busy edge narrows
         the kernel (the stop word 1 + 512) instead of stopping it, a second
         best-effort tenant launching while the latency tenant is busy does not
@@ -97,6 +101,9 @@ if mode.startswith("preempt"):
         be_args = ["--via=getproc", "--grid=21120,1,1", "--repeat=2", "--sync-each"]
     if mode == "preempt-share":
         be_env["COLOC_SHARE"] = "0.5"
+    if mode == "preempt-stuck":
+        be_env.update(COLOC_FAKE_STUCK_STREAM="1", COLOC_LOG="debug",
+                      COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
     if mode == "preempt-restart":
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
@@ -133,7 +140,7 @@ if mode.startswith("preempt"):
             subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
     time.sleep(0.3)
     seen = status("stopped-and-resumed")
-    if mode == "preempt-restart":
+    if mode in ("preempt-restart", "preempt-stuck"):
         # A stop ends when every block taken is done or given up (in the redo
         # ring); counted as still running, it would last until the watcher's
         # 200 ms deadline.

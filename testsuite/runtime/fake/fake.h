@@ -92,6 +92,7 @@ struct fake_stream {
 	char tag;
 	unsigned id;
 	bool dead;
+	bool stuck; /* COLOC_FAKE_STUCK_STREAM: shares a hardware queue with resident kernels */
 	struct fake_stream *next;
 };
 
@@ -135,6 +136,7 @@ struct fake_state {
 	struct fake_alloc *allocs;
 	unsigned next_alloc;
 	struct fake_stream *streams;
+	bool stuck_given; /* COLOC_FAKE_STUCK_STREAM: the stuck stream was made */
 	unsigned next_stream;
 	struct fake_event *events;
 	unsigned next_event;

@@ -24,6 +24,7 @@
  *   COLOC_FAKE_HOST_ALLOCS=N    cuMemHostAlloc succeeds N times, then fails likewise
  *   COLOC_FAKE_SHARED_QUEUE=1   every stream shares one hardware queue with the resident
  *                               kernels: cuStreamQuery on any stream is NOT_READY while one lives
+ *   COLOC_FAKE_STUCK_STREAM=1   only the first stream made with a priority above normal does
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
  *                               cuEventSynchronize return only when it is idle

@@ -62,6 +62,11 @@ static CUresult stream_create(const char *name, CUstream *stream, unsigned flags
 	if (!(s = calloc(1, sizeof(*s))))
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
 	s->id = ++fake.next_stream;
+	if (has_priority && priority < 0 && !fake.stuck_given && getenv("COLOC_FAKE_STUCK_STREAM") &&
+	    strcmp(getenv("COLOC_FAKE_STUCK_STREAM"), "1") == 0) {
+		s->stuck = true;
+		fake.stuck_given = true;
+	}
 	s->next = fake.streams;
 	fake.streams = s;
 	*stream = (CUstream)(void *)&s->tag;
@@ -105,6 +110,14 @@ CUresult cuStreamDestroy_v2(CUstream stream)
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
+static bool stream_stuck(CUstream stream)
+{
+	for (struct fake_stream *s = fake.streams; s; s = s->next)
+		if ((void *)&s->tag == (void *)stream)
+			return s->stuck;
+	return false;
+}
+
 /* Synchronize and query: log the stream, nothing is ever pending. */
 /* Logs a call on `stream`; `query`: CUDA_ERROR_NOT_READY while the GPU is busy. */
 static CUresult stream_call(const char *name, CUstream stream, bool query)
@@ -122,7 +135,8 @@ static CUresult stream_call(const char *name, CUstream stream, bool query)
 	/* fake_begin holds the lock. */
 	if (rc == CUDA_SUCCESS && query &&
 	    (fake_now_ns() < fake.busy_until_ns || fake_resident_on(stream) ||
-	     (shared && strcmp(shared, "1") == 0 && fake_resident_any())))
+	     (shared && strcmp(shared, "1") == 0 && fake_resident_any()) ||
+	     (stream_stuck(stream) && fake_resident_any())))
 		rc = CUDA_ERROR_NOT_READY;
 	return fake_end(&line, rc);
 }
