@@ -627,9 +627,10 @@ static bool readbacks_stuck(const struct ctx_state *s)
  * flight, with each kernel's virtual blocks taken and done of its total.
  */
 static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_ns,
-			  uint64_t locked_ns, uint64_t word_ns, uint64_t end_ns, bool read)
+			  uint64_t locked_ns, uint64_t word_ns, uint64_t end_ns, bool read,
+			  const bool *was_live)
 {
-	char what[512];
+	char what[768];
 	size_t n = 0;
 
 	what[0] = '\0';
@@ -638,17 +639,20 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 		const uint32_t *hdr = &s->host[16 + 4 * i];
 		const char *name = NULL;
 
-		if (!r->live)
+		/* Also those that finished during the stop: the slow one may be among them. */
+		if (!r->live && !(was_live && was_live[i]))
 			continue;
 		if (REAL(cuFuncGetName)(&name, r->fn) != CUDA_SUCCESS || !name)
 			name = "?";
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%u/%llu%s", name, hdr[0],
-				      hdr[1], hdr[3] - hdr[2], (unsigned long long)r->total,
+		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%u/%llu/%llu%s", name,
+				      hdr[0], hdr[1], hdr[3] - hdr[2], (unsigned long long)r->total,
+				      (unsigned long long)r->helpers,
 				      record_complete(r) ? " complete" : "");
 	}
 	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
 		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s; read back moved "
-		  "to the other stop stream %u times); in flight (taken/done/given up/blocks):%s",
+		  "to the other stop stream %u times); in flight (taken/done/given up/blocks/helpers "
+		  "so far):%s",
 		  (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6, (locked_ns - edge_ns) / 1e6,
 		  (word_ns - edge_ns) / 1e6, read ? "" : ", not read back", s->readback_moves,
 		  what[0] ? what : " nothing");
@@ -692,6 +696,7 @@ struct stop_times {
 	uint64_t ns[RECORDS];      /* 0: not timed */
 	struct coloc_turn_ref ref[RECORDS];
 	bool running[RECORDS];     /* seen with blocks taken and not done at the first read */
+	bool was_live[RECORDS];    /* in flight when the stop began, for the slow stop's log */
 	unsigned reads;
 };
 
@@ -734,6 +739,8 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	}
 	s->stopped = true;
 	s->readback_moves = 0;
+	for (unsigned n = 0; times && n < RECORDS; n++)
+		times->was_live[n] = s->rec[n].live;
 	word = now_ns();
 	/*
 	 * The turnaround: until every taken block of every kernel in flight is
@@ -797,7 +804,8 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	end = now_ns();
 	moves = s->readback_moves;
 	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
-		log_slow_stop(s, edge_ns, woke, locked, word, end, read);
+		log_slow_stop(s, edge_ns, woke, locked, word, end, read,
+			      times ? times->was_live : NULL);
 	pthread_mutex_unlock(&s->lock);
 	/* After the context's lock: the profiler's is taken by launches that hold none. */
 	for (unsigned n = 0; times && read && n < RECORDS; n++)
