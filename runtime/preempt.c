@@ -592,6 +592,10 @@ static bool headers_read(struct ctx_state *s, uint64_t deadline)
 			if (k != s->readback_on)
 				s->readback_moves++;
 			s->readback_on = k;
+			/* The word too (host word 2), as the GPU has it, for the slow stop's log. */
+			if (REAL(cuMemcpyDtoHAsync_v2)(&s->host[2], s->stop, 4, s->stop_stream[k]) !=
+			    CUDA_SUCCESS)
+				return false;
 			for (unsigned n = 0; n < RECORDS; n++)
 				if (s->rec[n].live &&
 				    REAL(cuMemcpyDtoHAsync_v2)(&s->host[16 + 4 * n],
@@ -651,10 +655,11 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 	}
 	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
 		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s; read back moved "
-		  "to the other stop stream %u times); in flight (taken/done/given up/blocks/helpers "
-		  "so far):%s",
+		  "to the other stop stream %u times; the word read back %#x); in flight "
+		  "(taken/done/given up/blocks/helpers so far):%s",
 		  (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6, (locked_ns - edge_ns) / 1e6,
 		  (word_ns - edge_ns) / 1e6, read ? "" : ", not read back", s->readback_moves,
+		  s->host[2],
 		  what[0] ? what : " nothing");
 }
 
