@@ -4,7 +4,8 @@
  * Each context gets a stop record that every persistent launch of the
  * context reads (the ptb pass's __coloc_stop: a word in device memory and a
  * copy of it in mapped host memory, docs/passes.md), a ring of control
- * blocks, a stream of the highest priority for writing the word, and a
+ * blocks, two streams of the highest priority for writing the word (both
+ * carry it; a read back moves off one that is held up), and a
  * stream for helpers.  A launch carries park = 1: when its workers leave at
  * a stop, worker 0 stays on the application's stream, paused, and goes on
  * by itself when the stop is cleared, so that nothing after the kernel on
@@ -526,14 +527,13 @@ bool coloc_ptb_usable(void)
 
 /*
  * Sets (1) or clears (0) the stop: the host copy at once, the word through
- * the stop stream.  The word is copied from a pinned word of the host
+ * the stop streams.  The word is copied from a pinned word of the host
  * buffer that holds `value` for good (words 4 to 15 of its first 64 bytes,
  * one per value written: 0, 1 and a narrowing): a copy engine does it,
- * where a memset can be a kernel, which waits for room on an SM, and a
- * persistent kernel whose workers fill every SM gives none until it ends.
- * On the H200 under MPS 24 of about 2,400 stops of the GPT trainer's GEMMs
- * took 15 to 44 ms that way, each its kernel's whole remaining run
- * (benchmarks/results/2026-11-26-h200/session4/call2-stalls).
+ * where a memset may run as a kernel, which needs room on an SM that a
+ * persistent kernel's workers can fill.  (Rare stops that a kernel runs
+ * through were suspected of this; they stayed as many with the copy:
+ * docs/runtime-design.md.)
  */
 #define VALUE_FIRST 4
 #define VALUE_END 16
