@@ -625,6 +625,16 @@ static bool readbacks_stuck(const struct ctx_state *s)
 	return true;
 }
 
+/* A stop's time for each launch that was running at it, for the profiler. */
+struct stop_times {
+	uint64_t ns[RECORDS];      /* 0: not timed */
+	struct coloc_turn_ref ref[RECORDS];
+	bool running[RECORDS];     /* seen with blocks taken and not done at the first read */
+	bool was_live[RECORDS];    /* in flight when the stop began, for the slow stop's log */
+	uint32_t first[RECORDS][2]; /* taken and done at the first read, for the same */
+	unsigned reads;
+};
+
 /*
  * A stop that took longer than 1 ms, at info: where its time went (the
  * watcher waking, the context's lock, the stop word) and what was in
@@ -632,7 +642,7 @@ static bool readbacks_stuck(const struct ctx_state *s)
  */
 static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_ns,
 			  uint64_t locked_ns, uint64_t word_ns, uint64_t end_ns, bool read,
-			  const bool *was_live)
+			  const struct stop_times *t)
 {
 	char what[768];
 	size_t n = 0;
@@ -644,13 +654,14 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 		const char *name = NULL;
 
 		/* Also those that finished during the stop: the slow one may be among them. */
-		if (!r->live && !(was_live && was_live[i]))
+		if (!r->live && !(t && t->was_live[i]))
 			continue;
 		if (REAL(cuFuncGetName)(&name, r->fn) != CUDA_SUCCESS || !name)
 			name = "?";
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%u/%llu/%llu%s", name,
-				      hdr[0], hdr[1], hdr[3] - hdr[2], (unsigned long long)r->total,
-				      (unsigned long long)r->helpers,
+		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%u/%llu/%llu (first read %u/%u)%s",
+				      name, hdr[0], hdr[1], hdr[3] - hdr[2],
+				      (unsigned long long)r->total, (unsigned long long)r->helpers,
+				      t ? t->first[i][0] : 0, t ? t->first[i][1] : 0,
 				      record_complete(r) ? " complete" : "");
 	}
 	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
@@ -696,14 +707,6 @@ static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 	return true;
 }
 
-/* A stop's time for each launch that was running at it, for the profiler. */
-struct stop_times {
-	uint64_t ns[RECORDS];      /* 0: not timed */
-	struct coloc_turn_ref ref[RECORDS];
-	bool running[RECORDS];     /* seen with blocks taken and not done at the first read */
-	bool was_live[RECORDS];    /* in flight when the stop began, for the slow stop's log */
-	unsigned reads;
-};
 
 /*
  * Notes when each running launch left: a launch the first read back found
@@ -762,6 +765,11 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		for (unsigned n = 0; n < RECORDS; n++) {
 			const uint32_t *hdr = &s->host[16 + 4 * n];
 			struct record *r = &s->rec[n];
+
+			if (times && times->reads == 1) {
+				times->first[n][0] = hdr[0];
+				times->first[n][1] = hdr[1];
+			}
 			uint64_t taken = hdr[0] < r->total ? hdr[0] : r->total;
 			bool running;
 
@@ -810,7 +818,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	moves = s->readback_moves;
 	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
 		log_slow_stop(s, edge_ns, woke, locked, word, end, read,
-			      times ? times->was_live : NULL);
+			      times);
 	pthread_mutex_unlock(&s->lock);
 	/* After the context's lock: the profiler's is taken by launches that hold none. */
 	for (unsigned n = 0; times && read && n < RECORDS; n++)
