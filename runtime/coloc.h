@@ -24,13 +24,6 @@
 #define COLOC_UNPAREN(...) __VA_ARGS__
 /* POSIX lets function and object pointers convert (dlsym needs it); ISO C does not. */
 #define COLOC_CAST(type, p) (__extension__(type)(p))
-/*
- * Thread-local state read on every hooked call.  The initial-exec model
- * reads it at a fixed offset from the thread pointer instead of calling
- * __tls_get_addr; it takes static TLS space, so only small variables get
- * it (a dlopen'ed libcoloc draws on glibc's surplus, a few hundred bytes).
- */
-#define COLOC_HOT_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /*
  * The newest CUDA version whose ABIs hooks.def was written against.  A

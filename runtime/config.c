@@ -52,7 +52,7 @@ struct coloc_config coloc_cfg = {
 	.share_hold_ns = 2000000,
 };
 
-static COLOC_HOT_TLS int depth;
+static __thread int depth;
 
 static int role_warned;
 
@@ -154,7 +154,7 @@ void coloc_stat_add(enum coloc_stat s, uint64_t n)
 /* Original launches counted in lanes, one per thread (coloc_thread_lane). */
 static uint64_t original_lanes[COLOC_THREAD_LANES];
 static unsigned lanes_taken;
-static COLOC_HOT_TLS int my_lane; /* lane + 1; -1: none left; 0: not asked yet */
+static __thread int my_lane; /* lane + 1; -1: none left; 0: not asked yet */
 
 int coloc_thread_lane(void)
 {
@@ -508,6 +508,34 @@ static int read_memory_settings(void)
 	return 0;
 }
 
+/*
+ * A best-effort tenant's contexts get the most hardware queues a context can
+ * have (CUDA_DEVICE_MAX_CONNECTIONS=32; the driver's default is 8), read by
+ * the driver when it makes a context, so before the application's first CUDA
+ * call.  Streams share the queues round robin, and work on one queue runs in
+ * the order it came: with 8, preempt.c's stop streams shared one with the
+ * application's or the helpers' stream, and a stop (its word and its read
+ * back) waited for the kernel it was to stop.  On the H200 under MPS that made
+ * 0.2-0.9% of the long GPT trainer's stops take 7-58 ms, which set the latency
+ * tenant's p99 (+246% to +1,259%); with 32, none took over 5 ms and the p99
+ * was +14.3% (benchmarks/results/2026-11-26-h200/session4/, call 8).  A value
+ * the user set is kept, and said when it is lower.
+ */
+static void more_connections(void)
+{
+	const char *s = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+
+	if (!s || !*s) {
+		if (setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0)
+			coloc_log(COLOC_LOG_INFO, "CUDA_DEVICE_MAX_CONNECTIONS=32: hardware queues for "
+				  "colocc's stop streams apart from the application's");
+	} else if (strtol(s, NULL, 10) < 32) {
+		coloc_log(COLOC_LOG_INFO, "CUDA_DEVICE_MAX_CONNECTIONS=%s kept: with fewer than 32 "
+			  "hardware queues colocc's stop streams can share one with a running "
+			  "kernel, and a stop then waits for that kernel's end", s);
+	}
+}
+
 __attribute__((constructor)) static void coloc_init(void)
 {
 	const char *s;
@@ -642,6 +670,8 @@ __attribute__((constructor)) static void coloc_init(void)
 		coloc_log(COLOC_LOG_INFO, "role %s, cache %s",
 			  coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" : "best-effort",
 			  coloc_cfg.cache_dir[0] ? coloc_cfg.cache_dir : "(none: HOME is not set)");
+	if (!coloc_cfg.disabled && coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+		more_connections();
 }
 
 __attribute__((destructor)) static void coloc_fini(void)

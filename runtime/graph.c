@@ -67,7 +67,7 @@ static struct {
 } graphs = { .lock = PTHREAD_RWLOCK_INITIALIZER };
 
 /* Captures this thread opened that forbid it to synchronize (global, thread-local). */
-static COLOC_HOT_TLS unsigned my_strict, my_global;
+static __thread unsigned my_strict, my_global;
 
 static CUstream stream_key(CUstream stream, enum coloc_stream_flavor flavor)
 {

@@ -111,8 +111,8 @@ static struct {
 	unsigned depth;       /* COLOC_BE_DEPTH */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2 };
 
-static COLOC_HOT_TLS CUcontext cached_ctx;
-static COLOC_HOT_TLS struct dev_state *cached_dev;
+static __thread CUcontext cached_ctx;
+static __thread struct dev_state *cached_dev;
 
 static uint64_t now_ns(void)
 {
@@ -322,7 +322,7 @@ out:
 }
 
 /* The device this thread's last latency launch marked, for its second mark. */
-static COLOC_HOT_TLS struct dev_state *marked;
+static __thread struct dev_state *marked;
 
 /* True once membarrier took this process: launches may skip their fence. */
 static bool light_fence;

@@ -54,7 +54,7 @@ rt_run_dir = os.path.join(rt, "coord")
 shutil.rmtree(rt_run_dir, ignore_errors=True)
 os.makedirs(rt_run_dir, exist_ok=True)
 config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
-                             "-u COLOC_DISABLE -u COLOC_LOG_TIME -u COLOC_LOG_FILE -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
+                             "-u COLOC_DISABLE -u COLOC_LOG_TIME -u COLOC_LOG_FILE -u CUDA_DEVICE_MAX_CONNECTIONS -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
                              "-u COLOC_PROFILE -u COLOC_TURNAROUND_US -u COLOC_POLICY "
                              "-u COLOC_HOLD_US -u COLOC_BUSY -u COLOC_BE_DEPTH -u COLOC_STATS_FILE "
                              "-u COLOC_MEM_BUDGET -u COLOC_MEM_RESERVE -u COLOC_POOL_PAGE "
