@@ -209,6 +209,11 @@ void coloc_stat_add(enum coloc_stat s, uint64_t n);
  */
 #define COLOC_THREAD_LANES 8
 int coloc_thread_lane(void);
+/* Adds one to a counter only the calling thread writes: no locked instruction. */
+static inline void coloc_lane_add(uint64_t *counter)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
 /* Counts one original launch of this thread (`lane` from coloc_thread_lane). */
 void coloc_stat_original_launch(int lane);
 /* Counts one kernel (or launch) refused a preemptible form, by reason. */

@@ -168,11 +168,8 @@ int coloc_thread_lane(void)
 
 void coloc_stat_original_launch(int lane)
 {
-	/* Only this thread writes its lane: a plain add, read whole by others. */
 	if (lane >= 0)
-		__atomic_store_n(&original_lanes[lane],
-				 __atomic_load_n(&original_lanes[lane], __ATOMIC_RELAXED) + 1,
-				 __ATOMIC_RELAXED);
+		coloc_lane_add(&original_lanes[lane]);
 	else
 		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
 }

@@ -531,9 +531,9 @@ bool coloc_ptb_usable(void)
  * buffer that holds `value` for good (words 4 to 15 of its first 64 bytes,
  * one per value written: 0, 1 and a narrowing): a copy engine does it,
  * where a memset may run as a kernel, which needs room on an SM that a
- * persistent kernel's workers can fill.  (Rare stops that a kernel runs
- * through were suspected of this; they stayed as many with the copy:
- * docs/runtime-design.md.)
+ * persistent kernel's workers can fill.  (Rare slow stops were blamed on
+ * the memset first; they came from stop streams sharing a hardware queue
+ * with the kernel: config.c, more_connections.)
  */
 #define VALUE_FIRST 4
 #define VALUE_END 16
@@ -658,7 +658,8 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 			continue;
 		if (REAL(cuFuncGetName)(&name, r->fn) != CUDA_SUCCESS || !name)
 			name = "?";
-		n += (size_t)snprintf(what + n, sizeof(what) - n, " %.40s %u/%u/%u/%llu/%llu (first read %u/%u)%s",
+		n += (size_t)snprintf(what + n, sizeof(what) - n,
+				      " %.40s %u/%u/%u/%llu/%llu (first read %u/%u)%s",
 				      name, hdr[0], hdr[1], hdr[3] - hdr[2],
 				      (unsigned long long)r->total, (unsigned long long)r->helpers,
 				      t ? t->first[i][0] : 0, t ? t->first[i][1] : 0,
@@ -670,8 +671,7 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 		  "(taken/done/given up/blocks/helpers so far):%s",
 		  (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6, (locked_ns - edge_ns) / 1e6,
 		  (word_ns - edge_ns) / 1e6, read ? "" : ", not read back", s->readback_moves,
-		  s->host[2],
-		  what[0] ? what : " nothing");
+		  s->host[2], what[0] ? what : " nothing");
 }
 
 /*
@@ -706,7 +706,6 @@ static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 	}
 	return true;
 }
-
 
 /*
  * Notes when each running launch left: a launch the first read back found
@@ -765,13 +764,13 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		for (unsigned n = 0; n < RECORDS; n++) {
 			const uint32_t *hdr = &s->host[16 + 4 * n];
 			struct record *r = &s->rec[n];
+			uint64_t taken = hdr[0] < r->total ? hdr[0] : r->total;
+			bool running;
 
 			if (times && times->reads == 1) {
 				times->first[n][0] = hdr[0];
 				times->first[n][1] = hdr[1];
 			}
-			uint64_t taken = hdr[0] < r->total ? hdr[0] : r->total;
-			bool running;
 
 			/*
 			 * Leaders that found the grid done still add to next; blocks
@@ -817,8 +816,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	end = now_ns();
 	moves = s->readback_moves;
 	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
-		log_slow_stop(s, edge_ns, woke, locked, word, end, read,
-			      times);
+		log_slow_stop(s, edge_ns, woke, locked, word, end, read, times);
 	pthread_mutex_unlock(&s->lock);
 	/* After the context's lock: the profiler's is taken by launches that hold none. */
 	for (unsigned n = 0; times && read && n < RECORDS; n++)

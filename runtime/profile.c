@@ -31,8 +31,9 @@
  * end: its turnaround is what its real stops took, measured by preempt.c's
  * watcher from the stop word to the launch's leaving (of the last eight, the
  * largest but one); until it has been stopped, it counts as within the
- * bound, and a stop that moves it across the bound makes the choice again.  The choice is the fastest candidate
- * within the bound (COLOC_TURNAROUND_US, default 31.6 us); when none is,
+ * bound, and a stop that moves it across the bound makes the choice again.
+ * The choice is the fastest candidate within the bound
+ * (COLOC_TURNAROUND_US, default 31.6 us); when none is,
  * the one with the smallest turnaround among those at most 25% slower than
  * the fastest: a bound that cannot be met is not worth the best-effort
  * tenant's throughput (a GPU run found a 4 ms kernel cut into hundreds of
@@ -331,12 +332,11 @@ static void load(const char *key, int device, unsigned sm)
 			bad++;
 			continue;
 		}
+		/* Then, for a persistent form that was stopped, STOP_NS STOPS. */
 		stop_ns = 0;
 		stops = 0;
 		if (line[n] == ' ' &&
-		    (sscanf(line + n, " %" SCNu64 " %u%n", &stop_ns, &stops, &k) != 2 || !stops))
-			line[n] = 'x'; /* not the two stop fields: not a measurement */
-		else if (line[n] == ' ')
+		    sscanf(line + n, " %" SCNu64 " %u%n", &stop_ns, &stops, &k) == 2 && stops)
 			n += k;
 		if (line[n] != '\n' || (fm = form_from(form)) < -1 || !samples || !units ||
 		    !blocks_of(g) || !blocks_of(b)) {

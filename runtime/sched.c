@@ -321,6 +321,8 @@ out:
 	pthread_mutex_unlock(&sched.lock);
 }
 
+_Static_assert(COLOC_THREAD_LANES == COLOC_LANES, "a thread's lane indexes both");
+
 /* The device this thread's last latency launch marked, for its second mark. */
 static __thread struct dev_state *marked;
 
@@ -398,11 +400,9 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 		return; /* the GPU is not busy with computation: best-effort work may fill it */
 	if (sched.by_kernel)
 		note_stream(d, stream, flavor);
-	/* In this thread's lane: a plain add (coord.h). */
-	if (fn && lane >= 0 && lane < COLOC_LANES)
-		__atomic_store_n(&d->self->launch_lanes[lane],
-				 __atomic_load_n(&d->self->launch_lanes[lane], __ATOMIC_RELAXED) + 1,
-				 __ATOMIC_RELAXED);
+	/* In this thread's lane (coord.h). */
+	if (fn && lane >= 0)
+		coloc_lane_add(&d->self->launch_lanes[lane]);
 	else if (fn)
 		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
 	/* Only a hold reads it (settle): without one, a launch reads no clock. */
