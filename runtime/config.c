@@ -24,6 +24,13 @@
  *                            that have left no trace at their next barrier, to run them
  *                            again later, instead of finishing them; every barrier costs
  *                            time then (default 0; docs/passes.md)
+ *   COLOC_PARK=auto|worker|stream   how a stopped persistent kernel holds its stream: a
+ *                            paused worker on the GPU, or waits on the stream for the
+ *                            stop's clear between relaunches (default auto: stream when
+ *                            the device's contexts are not MPS clients; preempt.c)
+ *   COLOC_PARK_LINKS=N       with stream: relaunches behind waits per launch, 1 to 64
+ *                            (default 2), plus one per 0.5 ms the form was measured to take
+ *                            (64 at most); the last has a paused worker
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
@@ -49,7 +56,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000,
+	.share_hold_ns = 2000000, .park_links = 2,
 };
 
 static __thread int depth;
@@ -144,6 +151,7 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_KTIME_BOUNDED] = "kernel_ns_original_within_bound",
 	[STAT_KTIME_UNBOUNDED] = "kernel_ns_original_beyond_bound",
 	[STAT_LAUNCH_UNTIMED] = "launches_untimed",
+	[STAT_PARK_BROKEN] = "park_chains_broken",
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n)
@@ -632,6 +640,29 @@ __attribute__((constructor)) static void coloc_init(void)
 		if (read_count("COLOC_RESTART", s, 0, 1, &on) < 0)
 			return;
 		coloc_cfg.restart = on != 0;
+	}
+	s = getenv("COLOC_PARK");
+	if (s && *s) {
+		if (strcmp(s, "auto") == 0) {
+			coloc_cfg.park = COLOC_PARK_AUTO;
+		} else if (strcmp(s, "worker") == 0) {
+			coloc_cfg.park = COLOC_PARK_WORKER;
+		} else if (strcmp(s, "stream") == 0) {
+			coloc_cfg.park = COLOC_PARK_STREAM;
+		} else {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_PARK='%s' is not auto, worker or stream; "
+				  "colocc is off", s);
+			coloc_cfg.disabled = true;
+			return;
+		}
+	}
+	s = getenv("COLOC_PARK_LINKS");
+	if (s && *s) {
+		uint64_t n;
+
+		if (read_count("COLOC_PARK_LINKS", s, 1, 64, &n) < 0)
+			return;
+		coloc_cfg.park_links = (unsigned)n;
 	}
 	s = getenv("COLOC_SHARE_HOLD_US");
 	if (s && *s) {

@@ -16,6 +16,7 @@ typedef int CUresult;
 typedef int CUdevice;
 typedef uint64_t CUdeviceptr;
 typedef uint64_t cuuint64_t;
+typedef uint32_t cuuint32_t;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;

@@ -267,10 +267,60 @@ static unsigned ptb_wave(struct coloc_kernel_fns *fns, int capped, const struct 
 	return wave;
 }
 
+/*
+ * Relaunches behind waits for a launch parked on the stream: COLOC_PARK_LINKS
+ * (`base`) and one per 0.5 ms the form was measured to take, 64 at most: a
+ * latency tenant that turns busy every millisecond or so stops a long
+ * kernel about that often, and a kernel stopped more often than it has
+ * relaunches keeps a paused worker on the GPU at the next stops.  An empty
+ * relaunch costs a launch whose workers leave at once.
+ */
+static unsigned links_for(unsigned base, uint64_t estimate_ns)
+{
+	uint64_t n = base + estimate_ns / 500000u;
+
+	return n > 64 ? 64 : (unsigned)n;
+}
+
+/*
+ * A launch parked on the stream (COLOC_PARK, preempt.c park_links): after
+ * its first launch, slot->links times a wait for the stop's clear and a
+ * relaunch with the same control block, which takes what the launch before
+ * left (nothing, unless it was stopped: its workers then exit at once); the
+ * last relaunch has a paused worker, for a kernel stopped more often.  The
+ * first launch ran: a failure here cannot give the launch back to the
+ * original, so it is logged, and the watcher's helpers finish the blocks
+ * left at the next clear, maybe after work that followed on the stream.
+ */
+static void ptb_links(const struct launch *l, const struct coloc_kernel_info *k, CUfunction fn,
+		      struct coloc_dim3 wgrid, struct params *p, struct ptb_values *v,
+		      const struct coloc_ptb_slot *slot)
+{
+	struct coloc_dim3 none = { 0, 0, 0 };
+	CUresult rc = CUDA_SUCCESS;
+	const char *what = NULL;
+
+	for (unsigned i = 1; i <= slot->links && rc == CUDA_SUCCESS; i++) {
+		what = "wait";
+		if ((rc = coloc_ptb_wait(slot, l->stream, l->flavor)) != CUDA_SUCCESS)
+			break;
+		what = "relaunch";
+		v->park = i == slot->links ? slot->park : 0;
+		params_add(p, k, VARIANT_PTB, l->grid, none, v);
+		rc = launch_variant(l, fn, wgrid, p->ptr);
+	}
+	if (rc != CUDA_SUCCESS) {
+		coloc_stat_add(STAT_PARK_BROKEN, 1);
+		coloc_log(COLOC_LOG_ERROR, "preemption: the driver refused a %s after a persistent "
+			  "launch (error %d); if it is stopped, work after it on its stream may start "
+			  "before its blocks are done", what, rc);
+	}
+}
+
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 			struct coloc_kernel_fns *fns, unsigned workers, unsigned batch,
-			struct coloc_probe *probe, struct coloc_turn_ref turns, unsigned *units,
-			const char **why)
+			struct coloc_probe *probe, struct coloc_turn_ref turns, uint64_t estimate_ns,
+			unsigned *units, const char **why)
 {
 	CUfunction fn = fns->fn[VARIANT_PTB];
 	struct params p;
@@ -321,9 +371,11 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	if (coloc_ptb_begin(&slot, l->stream, l->flavor,
 			    16 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0)
 		return CUDA_ERROR_NOT_SUPPORTED;
+	if (slot.links)
+		slot.links = links_for(slot.links, estimate_ns);
 	v.control = slot.control;
 	v.stop = slot.stop;
-	v.park = slot.park;
+	v.park = slot.links ? 0 : slot.park;
 	v.slot_base = 0;
 	v.batch = batch;
 	/* A ring too small for the launch's workers and a helper's: no block is given up. */
@@ -345,6 +397,8 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	wgrid.y = wgrid.z = 1;
 	slot.turns = turns;
 	rc = launch_variant(l, fn, wgrid, p.ptr);
+	if (rc == CUDA_SUCCESS && slot.links)
+		ptb_links(l, k, fn, wgrid, &p, &v, &slot);
 	coloc_ptb_end(&slot, rc == CUDA_SUCCESS, l->stream, l->flavor, fn, workers, l->block,
 		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset, base_offset);
 	if (rc == CUDA_SUCCESS)
@@ -402,20 +456,22 @@ static CUresult run_sliced(const struct launch *l, struct coloc_kernel_info *k, 
 
 /*
  * Without MPS the GPU time-slices between processes, and a stopped
- * persistent kernel keeps its parked worker resident until it resumes: the
- * GPU would give that worker time slices beside the latency tenant for as
- * long as the latency tenant stays busy (on the H200 a GPU-bound server ran
- * 2.7 times slower).  Under COLOC_FORM=auto the profiler chooses among the
- * other forms there; COLOC_FORM=ptb still forces them.
+ * persistent kernel that keeps a paused worker resident until it resumes
+ * gets time slices beside the latency tenant for as long as that stays busy
+ * (on the H200 a GPU-bound server ran 2.7 times slower).  Where stopped
+ * kernels wait on their streams instead (COLOC_PARK, preempt.c) they are
+ * fine; where they cannot (COLOC_PARK=worker, or the driver refused the
+ * wait) the profiler chooses among the other forms under COLOC_FORM=auto;
+ * COLOC_FORM=ptb still forces them.
  */
 static const char *time_slicing_ptb_off(void)
 {
 	static int said;
 
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-		coloc_log(COLOC_LOG_INFO, "time-slicing (the device's contexts are not MPS clients): "
-			  "no persistent forms under COLOC_FORM=auto, since a stopped one keeps a "
-			  "worker on the GPU beside the latency tenant");
+		coloc_log(COLOC_LOG_INFO, "time-slicing (the device's contexts are not MPS clients) "
+			  "and stopped kernels keep a paused worker: no persistent forms under "
+			  "COLOC_FORM=auto, since that worker would run beside the latency tenant");
 	return "persistent forms are off under time-slicing (a stopped one keeps a worker "
 	       "resident)";
 }
@@ -500,7 +556,8 @@ static CUresult launch_best_effort(const struct launch *l)
 		if (!coloc_ptb_usable())
 			ptb_off = "persistent kernels are off in this context (its streams share a "
 				  "hardware queue with colocc's stop stream)";
-		else if (coloc_cfg.form == COLOC_FORM_AUTO && !coloc_sched_mps())
+		else if (coloc_cfg.form == COLOC_FORM_AUTO && !coloc_sched_mps() &&
+			 !coloc_ptb_parks_on_stream())
 			ptb_off = time_slicing_ptb_off();
 		else
 			forms |= 1u << VARIANT_PTB;
@@ -540,7 +597,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	rc = run.form == VARIANT_PTB ?
 		     /* A launch that measures the form takes one block at a time. */
 		     run_ptb(l, k, fns, run.param, probe && !coloc_cfg.ptb_batch ? 1 : run.batch, probe,
-			     run.turns, &units, &why) :
+			     run.turns, run.estimate_ns, &units, &why) :
 		     run_sliced(l, k, fns->fn[VARIANT_SLICE], run.param, probe, &units, &why);
 	coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, units);
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */

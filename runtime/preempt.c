@@ -64,6 +64,8 @@
 #define HEADER_BYTES 16          /* { next, done, redo head, redo tail }, docs/passes.md */
 #define STOP_STREAMS 2
 #define READBACK_WAIT_NS 500000u /* before a read back tries the other stop stream */
+#define GATE 1                   /* host word: streams parked on the stream wait for it to be 0 */
+#define GATE_WAIT_NS 1000000u    /* longest the gate waits for the word's clear to land */
 #define HOST_BYTES (64 + HEADER_BYTES * RECORDS) /* the host copy, then a header per record */
 #define REDO_BYTES (4ull * COLOC_REDO_ENTRIES * RECORDS) /* a redo ring per record */
 
@@ -102,8 +104,11 @@ struct ctx_state {
 	CUdeviceptr ring, stop;
 	CUdeviceptr redo;       /* the records' redo rings, all zero while no block is given up;
 				   0 without COLOC_RESTART */
-	uint32_t *host;         /* mapped host memory: [0] the stop's host copy; from byte 64,
-				   control block headers read back; NULL: none */
+	uint32_t *host;         /* mapped host memory: [0] the stop's host copy, [GATE] the
+				   gate; from byte 64, control block headers read back; NULL:
+				   none */
+	CUdeviceptr host_dev;   /* the device's address of host[0] */
+	unsigned links;         /* parked on the stream: relaunches per launch (park_links) */
 	/*
 	 * Stops go through STOP_STREAMS streams at once, read backs through one
 	 * of them: a stream can share a hardware queue with a kernel of the
@@ -192,6 +197,7 @@ static int stop_record_init(struct ctx_state *s)
 	    REAL(cuMemHostGetDevicePointer_v2)(&mapped, host, 0) == CUDA_SUCCESS) {
 		memset(host, 0, HOST_BYTES);
 		s->host = host;
+		s->host_dev = mapped;
 		record[1] = mapped;
 	} else {
 		if (host)
@@ -200,6 +206,55 @@ static int stop_record_init(struct ctx_state *s)
 			  "copy; a stop is cleared only when the GPU takes the write");
 	}
 	return REAL(cuMemcpyHtoD_v2)(s->stop, record, sizeof(record)) == CUDA_SUCCESS ? 0 : -1;
+}
+
+/*
+ * How this context's stopped persistent kernels hold their streams
+ * (COLOC_PARK).  A paused worker keeps the kernel on the GPU, and without
+ * MPS the GPU gives it time slices beside the latency tenant for as long as
+ * that stays busy: each of a probe's 40 us kernels took 1.3 ms beside one
+ * paused block on the H100, 35 us beside a stream waiting in
+ * cuStreamWaitValue32 (benchmarks/results/2026-11-26-h100/park/).  Parked
+ * on the stream, a launch goes with park 0 and is followed on its stream
+ * by `links` waits for the stop's clear, each followed by a relaunch that
+ * takes what is left (the last with park 1, for a kernel stopped more
+ * often than that).  The waits watch the stop's host copy, which the CPU
+ * clears with a store: no GPU command has to get through, so neither a
+ * hardware queue shared with the stopped stream nor a lazy module load
+ * (which waits for the context's work) can hold a wait up for good.
+ * Returns the number of relaunches, 0 for a paused worker.
+ */
+static unsigned park_links(struct ctx_state *s)
+{
+	bool stream = coloc_cfg.park == COLOC_PARK_STREAM ||
+		      (coloc_cfg.park == COLOC_PARK_AUTO && !coloc_sched_mps());
+	CUresult rc;
+
+	if (!stream || !s->seg)
+		return 0;
+	if (!s->host) {
+		coloc_log(COLOC_LOG_WARN, "preemption: no mapped host memory to wait on; a stopped "
+			  "persistent kernel keeps a paused worker on the GPU");
+		return 0;
+	}
+	if (coloc_share_units()) {
+		coloc_log(COLOC_LOG_INFO, "preemption: COLOC_SHARE narrows persistent kernels; they "
+			  "keep a paused worker rather than wait on their streams");
+		return 0;
+	}
+	/* Asked once: a wait that is met at once, on a stream of colocc's own. */
+	rc = REAL(cuStreamWaitValue32_v2)(s->helper_stream, s->host_dev + 4 * GATE, 0,
+					  1 /* CU_STREAM_WAIT_VALUE_EQ */);
+	if (rc != CUDA_SUCCESS) {
+		coloc_log(COLOC_LOG_WARN, "preemption: the driver cannot make a stream wait on a "
+			  "host word (error %d); a stopped persistent kernel keeps a paused worker "
+			  "on the GPU", rc);
+		return 0;
+	}
+	coloc_log(COLOC_LOG_INFO, "preemption: stopped persistent kernels wait on their streams, "
+		  "not on the GPU (%u relaunches per launch, and one per 0.5 ms it takes)",
+		  coloc_cfg.park_links);
+	return coloc_cfg.park_links;
 }
 
 static struct ctx_state *state_new(CUcontext ctx)
@@ -241,6 +296,8 @@ static struct ctx_state *state_new(CUcontext ctx)
 		if (s->redo)
 			REAL(cuMemFree_v2)(s->redo);
 		s->redo = 0;
+	} else {
+		s->links = park_links(s);
 	}
 	return s;
 }
@@ -448,7 +505,26 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	 */
 	slot->redo = s->redo ? s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES : 0;
 	slot->park = s->seg ? 1 : 0; /* without a watcher, nobody would resume it */
+	slot->links = s->seg ? s->links : 0;
 	return 0;
+}
+
+CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
+			enum coloc_stream_flavor flavor)
+{
+	const struct ctx_state *s = slot->state;
+
+	CUdeviceptr gate = s->host_dev + 4 * GATE;
+
+	return flavor == STREAM_PTDS ? REAL(cuStreamWaitValue32_v2_ptsz)(stream, gate, 0, 1 /* EQ */) :
+				       REAL(cuStreamWaitValue32_v2)(stream, gate, 0, 1);
+}
+
+bool coloc_ptb_parks_on_stream(void)
+{
+	struct ctx_state *s = state_for_current();
+
+	return s && s->seg && s->ring && s->links;
 }
 
 void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
@@ -552,11 +628,40 @@ static CUresult stop_word(struct ctx_state *s, uint32_t value, CUstream stream)
 	return REAL(cuMemsetD32Async)(s->stop, value, 1, stream);
 }
 
+/*
+ * Opens the gate that streams parked on the stream wait for (host word
+ * GATE), once the word's clear has landed: a relaunch behind the gate that
+ * still read the stop would leave at once, one relaunch lost per stop.
+ * The clear is behind nothing on a stop stream but an earlier read back;
+ * one that does not land within GATE_WAIT_NS (a stream held up) does not
+ * keep the gate shut: the relaunches then may leave, and the last one's
+ * paused worker reads the host copy.
+ */
+static void gate_open(struct ctx_state *s)
+{
+	uint64_t deadline = now_ns() + GATE_WAIT_NS;
+	bool landed = false;
+
+	while (!landed) {
+		for (unsigned k = 0; k < STOP_STREAMS && !landed; k++)
+			landed = REAL(cuStreamQuery)(s->stop_stream[k]) == CUDA_SUCCESS;
+		if (landed || now_ns() > deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, 10000 }, NULL);
+	}
+	if (!landed)
+		coloc_log(COLOC_LOG_DEBUG, "preemption: the stop word's clear did not land in %u us; "
+			  "the streams parked on the gate go on", GATE_WAIT_NS / 1000u);
+	__atomic_store_n(&s->host[GATE], 0, __ATOMIC_SEQ_CST);
+}
+
 /* On every stop stream: the first to get through sets the word. */
 static CUresult stop_set(struct ctx_state *s, uint32_t value)
 {
 	CUresult rc = CUDA_ERROR_NOT_READY;
 
+	if (s->host && value)
+		__atomic_store_n(&s->host[GATE], 1, __ATOMIC_SEQ_CST);
 	if (s->host)
 		__atomic_store_n(&s->host[0], value, __ATOMIC_SEQ_CST);
 	for (unsigned k = 0; k < STOP_STREAMS; k++)
@@ -933,6 +1038,8 @@ static void resume_all(struct ctx_state *s)
 	}
 	if (helpers && REAL(cuEventRecord)(s->helpers_done, s->helper_stream) == CUDA_SUCCESS)
 		s->helpers_pending = true;
+	if (s->links)
+		gate_open(s);
 	pthread_mutex_unlock(&s->lock);
 	/* A resume that holds the watcher up delays the next stop: said, with its parts. */
 	if (now_ns() > t0 + 500000u)

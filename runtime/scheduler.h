@@ -110,6 +110,12 @@ struct coloc_ptb_slot {
 	struct coloc_turn_ref turns; /* set by the caller before coloc_ptb_end */
 	CUdeviceptr redo;     /* the launch's redo ring, COLOC_REDO_ENTRIES words, zeroed;
 				 0 without COLOC_RESTART */
+	/*
+	 * Parked on the stream (COLOC_PARK): the launch goes with park 0,
+	 * followed by `links` pairs of coloc_ptb_wait and a relaunch with the
+	 * same parameters, park 0 but for the last (`park`); 0: one launch.
+	 */
+	unsigned links;
 };
 
 /* Blocks a launch's redo ring holds: twice its workers (its own and a helper's) at most. */
@@ -135,6 +141,20 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		   enum coloc_stream_flavor flavor, CUfunction fn, unsigned workers,
 		   struct coloc_dim3 block, unsigned shmem, uint64_t total, const void *packed,
 		   size_t packed_size, size_t park_offset, size_t base_offset);
+
+/*
+ * Between the links of a launch parked on the stream: `stream` waits until
+ * the stop is clear (the host copy reads 0), a wait the CPU's store ends
+ * with no GPU command, and that costs no time slice while it waits.
+ */
+CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
+			enum coloc_stream_flavor flavor);
+/*
+ * True when the current context's stopped persistent kernels wait on their
+ * stream rather than keep a paused worker on the GPU (COLOC_PARK): only
+ * then may the profiler pick persistent forms under time-slicing.
+ */
+bool coloc_ptb_parks_on_stream(void);
 
 /*
  * False once a stop found that the current context's streams share a

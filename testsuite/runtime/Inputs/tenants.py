@@ -51,6 +51,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         best-effort tenant launching while the latency tenant is busy does not
         wait (< 150 ms), and the idle edge gives the kernel back the 8 of its
         16 workers that left, as a helper (< 3 s in all)
+  preempt-stream  as preempt, under time-slicing (COLOC_FAKE_MPS=0): the
+        launch goes with park 0 followed by waits on its stream for the stop's
+        clear and relaunches (the last with park 1); stopped, its workers
+        leave, and the next relaunch finishes it once the stop is cleared
+  preempt-stream-restart  as preempt-stream, with COLOC_RESTART=1
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -104,7 +109,10 @@ if mode.startswith("preempt"):
     if mode == "preempt-stuck":
         be_env.update(COLOC_FAKE_STUCK_STREAM="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
-    if mode == "preempt-restart":
+    if mode in ("preempt-stream", "preempt-stream-restart"):
+        # Time-slicing: a stopped kernel waits on its stream, not on the GPU.
+        be_env["COLOC_FAKE_MPS"] = "0"
+    if mode in ("preempt-restart", "preempt-stream-restart"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
     start = time.time()
@@ -140,7 +148,7 @@ if mode.startswith("preempt"):
             subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
     time.sleep(0.3)
     seen = status("stopped-and-resumed")
-    if mode in ("preempt-restart", "preempt-stuck"):
+    if mode in ("preempt-restart", "preempt-stuck", "preempt-stream-restart"):
         # A stop ends when every block taken is done or given up (in the redo
         # ring); counted as still running, it would last until the watcher's
         # 200 ms deadline.

@@ -313,6 +313,10 @@ FAKE_EXPORT CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev);
 FAKE_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, int *status);
 FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags);
 FAKE_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream stream, CUevent event, unsigned int flags);
+FAKE_EXPORT CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+				    unsigned int flags);
+FAKE_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+					 unsigned int flags);
 FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags);
 FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream);
 FAKE_EXPORT CUresult cuEventRecord_ptsz(CUevent event, CUstream stream);

@@ -620,6 +620,12 @@ static void put_value(struct coloc_buf *line, const unsigned char *p, uint32_t s
 
 struct resident {
 	bool live, parked;
+	bool parks;        /* it has a parker (park 1); without one its workers leave at a stop */
+	bool waiter;       /* a cuStreamWaitValue32 not yet met, not a kernel */
+	bool queued;       /* a launch behind a waiter on its stream: not started yet */
+	unsigned after;    /* what it is behind on its stream, or 0 */
+	uint64_t addr;     /* a waiter's word */
+	uint32_t value, flags;
 	unsigned id;
 	char name[160];
 	CUstream stream;
@@ -636,7 +642,10 @@ static void resident_log(const struct resident *r, const char *what)
 	struct coloc_buf line;
 
 	coloc_buf_init(&line);
-	coloc_buf_printf(&line, "gpu resident=%u fn=%s %s\n", r->id, r->name, what);
+	if (r->waiter)
+		coloc_buf_printf(&line, "gpu resident=%u wait %s\n", r->id, what);
+	else
+		coloc_buf_printf(&line, "gpu resident=%u fn=%s %s\n", r->id, r->name, what);
 	fake_log_write(&line);
 	coloc_buf_release(&line);
 }
@@ -714,6 +723,52 @@ static bool give_up(unsigned char *ctl, struct resident *r)
 	return true;
 }
 
+/* The word a cuStreamWaitValue32 watches: device memory or mapped host memory. */
+static const unsigned char *wait_word(uint64_t addr)
+{
+	const unsigned char *p = fake_dev_range(addr, 4);
+
+	return p ? p : fake_host_range(addr, 4);
+}
+
+/* Whether a wait's condition holds (flags: GEQ 0, EQ 1, AND 2, NOR 3). */
+static bool wait_met(uint64_t addr, uint32_t value, uint32_t flags)
+{
+	const unsigned char *p = wait_word(addr);
+	uint32_t w;
+
+	if (!p)
+		return true; /* its memory was freed under it: a GPU would fault, nothing more waits */
+	w = (uint32_t)le_load(p, 4);
+	switch (flags) {
+	case 0: return (int32_t)(w - value) >= 0;
+	case 1: return w == value;
+	case 2: return (w & value) != 0;
+	default: return ~(w | value) != 0;
+	}
+}
+
+/* A launch behind a wait starts: it runs what is left unless stopped. */
+static void resident_start(struct resident *r, unsigned char *ctl)
+{
+	char what[64];
+
+	r->queued = false;
+	if (!ptb_stopped(r->stop, false, r->parks) || le_load(ctl, 4) >= r->total) {
+		snprintf(what, sizeof(what), "started, finished ran=%llu",
+			 (unsigned long long)ptb_blocks(ctl, r->stop, r->parks, r->total, UINT64_MAX,
+							r->redo, r->cap));
+		r->live = false;
+	} else if (!r->parks) {
+		snprintf(what, sizeof(what), "started, left at once");
+		r->live = false;
+	} else {
+		snprintf(what, sizeof(what), "started, parked");
+		r->parked = true;
+	}
+	resident_log(r, what);
+}
+
 void fake_progress(void)
 {
 	for (unsigned i = 0; i < MAX_RESIDENT; i++) {
@@ -722,14 +777,37 @@ void fake_progress(void)
 		bool stopped;
 		char what[64];
 
-		if (!r->live)
+		if (!r->live || (r->after && fake_resident_live(r->after)))
 			continue;
+		if (r->waiter) {
+			if (wait_met(r->addr, r->value, r->flags)) {
+				r->live = false;
+				resident_log(r, "met");
+			}
+			continue;
+		}
 		ctl = fake_dev_range(r->ctl, 16);
 		if (!ctl || !fake_dev_range(r->stop, 4)) { /* its memory was freed under it */
 			r->live = false;
 			continue;
 		}
-		stopped = ptb_stopped(r->stop, r->parked, true);
+		if (r->queued) {
+			resident_start(r, ctl);
+			continue;
+		}
+		stopped = ptb_stopped(r->stop, r->parked, r->parks);
+		if (!r->parks && stopped) { /* no parker: its workers leave */
+			uint32_t next = (uint32_t)le_load(ctl, 4);
+
+			r->live = false;
+			if (give_up(ctl, r)) {
+				snprintf(what, sizeof(what), "left, gave up block %u", next);
+				resident_log(r, what);
+			} else {
+				resident_log(r, "left");
+			}
+			continue;
+		}
 		if (r->parked && le_load(ctl + 4, 4) >= r->total) {
 			r->live = false;
 			resident_log(r, "unparked");
@@ -752,8 +830,8 @@ void fake_progress(void)
 		/* Its time is up, or helpers took every block: it ends. */
 		if (!r->parked && (fake_now_ns() >= r->finish_ns || le_load(ctl, 4) >= r->total)) {
 			snprintf(what, sizeof(what), "finished ran=%llu",
-				 (unsigned long long)ptb_blocks(ctl, r->stop, true, r->total, UINT64_MAX,
-								r->redo, r->cap));
+				 (unsigned long long)ptb_blocks(ctl, r->stop, r->parks, r->total,
+								UINT64_MAX, r->redo, r->cap));
 			r->live = false;
 			resident_log(r, what);
 		}
@@ -813,6 +891,95 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
 	}
 }
 
+/* A free entry for a persistent launch (parameters as ptb_run reads them), or NULL. */
+static struct resident *resident_new(const char *name, CUstream stream,
+				     const unsigned char **values, unsigned n, uint64_t total,
+				     unsigned workers)
+{
+	struct resident *r = NULL;
+
+	for (unsigned i = 0; i < MAX_RESIDENT && !r; i++)
+		if (!resident[i].live)
+			r = &resident[i];
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->live = true;
+	r->id = ++resident_ids;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->stream = stream;
+	r->ctl = le_load(values[n - 3], 8);
+	r->stop = le_load(values[n - 2], 8);
+	r->redo = le_load(values[n - 1], 8);
+	r->cap = 2 * workers;
+	r->total = total;
+	return r;
+}
+
+/* Whether live entry `id` is a kernel running on the GPU (not a wait, nor queued). */
+static bool resident_holds(unsigned id)
+{
+	for (unsigned i = 0; i < MAX_RESIDENT; i++)
+		if (resident[i].live && resident[i].id == id)
+			return !resident[i].waiter && !resident[i].queued;
+	return false;
+}
+
+static CUresult stream_wait_value(const char *name, CUstream stream, CUdeviceptr addr,
+				  cuuint32_t value, unsigned flags)
+{
+	struct coloc_buf line;
+	struct resident *r = NULL;
+	CUresult rc, stream_rc;
+	unsigned before;
+
+	fake_begin(&line, name);
+	stream_rc = fake_put_stream(&line, stream);
+	coloc_buf_puts(&line, " addr=");
+	if (fake_dev_range(addr, 4))
+		fake_put_dptr(&line, addr);
+	else
+		coloc_buf_puts(&line, fake_host_range(addr, 4) ? "host" : "?");
+	coloc_buf_printf(&line, " value=0x%x flags=%u", value, flags);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!wait_word(addr) || flags > 3)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	fake_progress();
+	before = fake_resident_on(stream);
+	if (!before && wait_met(addr, value, flags)) {
+		coloc_buf_puts(&line, " met");
+		return fake_end(&line, CUDA_SUCCESS);
+	}
+	for (unsigned i = 0; i < MAX_RESIDENT && !r; i++)
+		if (!resident[i].live)
+			r = &resident[i];
+	if (!r)
+		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
+	memset(r, 0, sizeof(*r));
+	r->live = r->waiter = true;
+	r->id = ++resident_ids;
+	r->stream = stream;
+	r->after = before;
+	r->addr = addr;
+	r->value = value;
+	r->flags = flags;
+	coloc_buf_printf(&line, " waiting=%u", r->id);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+				unsigned int flags)
+{
+	return stream_wait_value(__func__, stream, addr, value, flags);
+}
+
+CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+				     unsigned int flags)
+{
+	return stream_wait_value(__func__, stream, addr, value, flags);
+}
+
 /*
  * The one kernel the fake runs: a ptb variant takes virtual blocks off the
  * control block's counter (parameters: ..., grid_x, grid_y, grid_z, park,
@@ -828,7 +995,8 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
 	const char *no_helpers = getenv("COLOC_FAKE_NO_HELPERS");
 	unsigned n = k->nparams, i;
-	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, stop;
+	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, base, stop;
+	unsigned before;
 	unsigned char *ctl;
 	struct resident *r = NULL;
 
@@ -844,7 +1012,9 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		total *= le_load(values[i], 4);
 	}
 	park = le_load(values[n - 6], 4);
-	if (!park && no_helpers && strcmp(no_helpers, "1") == 0)
+	base = le_load(values[n - 5], 4);
+	/* Helpers are the launches with their own bank of slots (slot_base above 0). */
+	if (!park && base && no_helpers && strcmp(no_helpers, "1") == 0)
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	/* On a GPU, a control pointer outside device memory faults the launch. */
 	stop = le_load(values[n - 2], 8);
@@ -852,7 +1022,20 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	if (!(ctl = fake_dev_range(le_load(values[n - 3], 8), 16)) || !fake_dev_range(stop, 4) ||
 	    (redo && !fake_dev_range(redo, 4)))
 		return CUDA_ERROR_LAUNCH_FAILED;
-	if (stop_env && park)
+	before = fake_resident_on(stream);
+	if (before && !resident_holds(before)) {
+		/* Behind a wait on its stream: it starts when the wait is met (fake_progress). */
+		if (!(r = resident_new(k->name, stream, values, n, total, workers)))
+			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+		r->parks = park != 0;
+		r->queued = true;
+		r->after = before;
+		coloc_buf_printf(line, " queued=%u", r->id);
+		*stays = true;
+		return CUDA_SUCCESS;
+	}
+	/* The launch on the application's stream (not a helper) stays on the GPU a while. */
+	if (stop_env && (park || !base))
 		stop_after = strtoull(stop_env, NULL, 10);
 	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after, redo, 2 * workers);
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
@@ -861,23 +1044,11 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		return CUDA_SUCCESS;
 	if (!park && ptb_stopped(stop, false, false))
 		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
-	for (i = 0; i < MAX_RESIDENT && !r; i++)
-		if (!resident[i].live)
-			r = &resident[i];
-	if (!r)
+	if (!(r = resident_new(k->name, stream, values, n, total, workers)))
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-	memset(r, 0, sizeof(*r));
-	r->live = true;
-	r->id = ++resident_ids;
-	snprintf(r->name, sizeof(r->name), "%s", k->name);
-	r->stream = stream;
-	r->ctl = le_load(values[n - 3], 8);
-	r->stop = le_load(values[n - 2], 8);
-	r->redo = redo;
-	r->cap = 2 * workers;
-	r->total = total;
+	r->parks = park != 0;
 	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
-	r->parked = ptb_stopped(stop, false, true);
+	r->parked = park && ptb_stopped(stop, false, true);
 	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
 	*stays = true; /* its time is COLOC_FAKE_RESIDENT_US, not COLOC_FAKE_KERNEL_US */
 	return CUDA_SUCCESS;
