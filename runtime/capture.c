@@ -229,20 +229,47 @@ struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char
 
 /* ---- the device */
 
-/* The architecture of the current context's device (90 for 9.0), or 0. */
+/* The architecture of device `dev` (90 for 9.0), or 0. */
+static unsigned sm_of(CUdevice dev)
+{
+	int major = 0, minor = 0;
+
+	if (REAL(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) ||
+	    REAL(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+		return 0;
+	return (unsigned)(major * 10 + minor);
+}
+
+/*
+ * The architecture of the current context's device; with no context
+ * current, the oldest of the machine's devices, whose PTX every device can
+ * compile.  Libraries (cuLibraryLoad*) need no context, and the CUDA
+ * runtime loads its fatbins as libraries before it makes one when modules
+ * load eagerly (CUDA_MODULE_LOADING=EAGER): on the H100 every kernel of the
+ * GPT trainer then ran original, "PTX for newer architectures than the
+ * device (sm_0)" (benchmarks/results/2026-11-26-h100/park/, call 5).
+ * 0 when no device answers.
+ */
 static unsigned device_sm(void)
 {
 	CUcontext ctx = NULL;
 	CUdevice dev;
-	int major = 0, minor = 0;
+	unsigned sm = 0;
+	int n = 0;
 
-	if (!REAL(cuCtxGetCurrent) || REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+	if (!REAL(cuCtxGetCurrent))
 		return 0;
-	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS ||
-	    REAL(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) ||
-	    REAL(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+	if (REAL(cuCtxGetCurrent)(&ctx) == CUDA_SUCCESS && ctx)
+		return REAL(cuCtxGetDevice)(&dev) == CUDA_SUCCESS ? sm_of(dev) : 0;
+	if (REAL(cuDeviceGetCount)(&n) != CUDA_SUCCESS)
 		return 0;
-	return (unsigned)(major * 10 + minor);
+	for (int i = 0; i < n; i++) {
+		unsigned one = REAL(cuDeviceGet)(&dev, i) == CUDA_SUCCESS ? sm_of(dev) : 0;
+
+		if (one && (!sm || one < sm))
+			sm = one;
+	}
+	return sm;
 }
 
 /* ---- finding the PTX */

@@ -138,14 +138,14 @@ struct coloc_config {
 	bool restart;           /* COLOC_RESTART: stopped persistent kernels give up clean blocks */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on
-	 * its stream from starting early: a paused worker on the GPU (worker),
-	 * or waits on the stream between relaunches (stream: the launch is
-	 * followed by park_links waits, each for the stop's clear, and as many
-	 * relaunches, the last with a paused worker); auto: stream when the
-	 * device's contexts are not MPS clients.  preempt.c.
+	 * its stream from starting early: a paused worker on the GPU (worker,
+	 * the default), or waits on the stream between relaunches (stream: the
+	 * launch is followed by waits for the stop's gate, each followed by a
+	 * relaunch, the last with a paused worker); auto: stream when the
+	 * device's contexts are not MPS clients.  preempt.c, park_links.
 	 */
-	enum coloc_park { COLOC_PARK_AUTO, COLOC_PARK_WORKER, COLOC_PARK_STREAM } park;
-	unsigned park_links;    /* COLOC_PARK_LINKS (default 2; launch.c adds to it) */
+	enum coloc_park { COLOC_PARK_WORKER, COLOC_PARK_STREAM, COLOC_PARK_AUTO } park;
+	unsigned park_links;    /* COLOC_PARK_LINKS (default 8; launch.c adds to it) */
 	bool profile;           /* COLOC_PROFILE (default 1): COLOC_FORM=auto measures and picks */
 	/* COLOC_MEM_BUDGET, COLOC_MEM_RESERVE: bytes, or per mille of the device's memory. */
 	struct coloc_size {
@@ -209,6 +209,7 @@ enum coloc_stat {
 	STAT_KTIME_UNBOUNDED,   /* original, beyond it */
 	STAT_LAUNCH_UNTIMED,    /* best-effort launches with no estimate */
 	STAT_PARK_BROKEN,       /* persistent launches whose waits or relaunches were refused */
+	STAT_PARK_EXHAUSTED,    /* ... stopped more often than they had relaunches */
 	STAT_COUNT
 };
 

@@ -24,13 +24,14 @@
  *                            that have left no trace at their next barrier, to run them
  *                            again later, instead of finishing them; every barrier costs
  *                            time then (default 0; docs/passes.md)
- *   COLOC_PARK=auto|worker|stream   how a stopped persistent kernel holds its stream: a
- *                            paused worker on the GPU, or waits on the stream for the
- *                            stop's clear between relaunches (default auto: stream when
- *                            the device's contexts are not MPS clients; preempt.c)
+ *   COLOC_PARK=worker|stream|auto   how a stopped persistent kernel holds its stream: a
+ *                            paused worker on the GPU (default), or waits on the stream for
+ *                            the stop's clear between relaunches; auto: stream where the
+ *                            device's contexts are not MPS clients (preempt.c, park_links)
  *   COLOC_PARK_LINKS=N       with stream: relaunches behind waits per launch, 1 to 64
- *                            (default 2), plus one per 0.5 ms the form was measured to take
- *                            (64 at most); the last has a paused worker
+ *                            (default 8), plus one per 250 us the form was measured to take
+ *                            (24 before it is measured; 64 at most); the last has a paused
+ *                            worker
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
@@ -56,7 +57,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .park_links = 2,
+	.share_hold_ns = 2000000, .park = COLOC_PARK_WORKER, .park_links = 8,
 };
 
 static __thread int depth;
@@ -152,6 +153,7 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_KTIME_UNBOUNDED] = "kernel_ns_original_beyond_bound",
 	[STAT_LAUNCH_UNTIMED] = "launches_untimed",
 	[STAT_PARK_BROKEN] = "park_chains_broken",
+	[STAT_PARK_EXHAUSTED] = "park_links_exhausted",
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n)

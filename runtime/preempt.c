@@ -10,7 +10,10 @@
  * a stop, worker 0 stays on the application's stream, paused, and goes on
  * by itself when the stop is cleared, so that nothing after the kernel on
  * that stream starts early and the kernel ends even if no helper can run
- * (docs/runtime-design.md).
+ * (docs/runtime-design.md).  With COLOC_PARK=stream (park_links) the
+ * launch instead goes with park 0 and is followed on its stream by waits
+ * on a gate and relaunches, and nothing of it stays on the GPU while it is
+ * stopped.
  *
  * Nothing here waits for the GPU to do colocc's own work.  Streams of one
  * context can share a hardware queue (under MPS a client has few), and
@@ -83,6 +86,8 @@ struct record {
 	uint32_t tail_seen;     /* its redo ring's tail at the last stop's end */
 	uint64_t seq;           /* launch order in its context */
 	struct coloc_turn_ref turns; /* where its stops are counted (profile.c) */
+	unsigned links;         /* relaunches behind waits on its stream (0: paused worker) */
+	unsigned stops;         /* stops that found it started and not done */
 };
 
 /* Part of the control block ring cleared on one stream, handed out to launches on it. */
@@ -135,6 +140,13 @@ struct ctx_state {
 	CUevent helpers_done;   /* recorded after the last helpers */
 	bool helpers_pending;
 	bool stopped;           /* the stop word is set: 1, or a narrowing */
+	/*
+	 * A launch parked on the stream that was stopped more often than it has
+	 * relaunches (its record's index + 1, and its seq; 0: none): it runs to
+	 * its end, unstopped, beside the latency tenant (through_live).
+	 */
+	unsigned through;
+	uint64_t through_seq;
 	bool narrowed;          /* ... to COLOC_SHARE of the workers (above 1) */
 	struct record rec[RECORDS];
 	unsigned rec_next;
@@ -218,10 +230,14 @@ static int stop_record_init(struct ctx_state *s)
  * on the stream, a launch goes with park 0 and is followed on its stream
  * by `links` waits for the stop's clear, each followed by a relaunch that
  * takes what is left (the last with park 1, for a kernel stopped more
- * often than that).  The waits watch the stop's host copy, which the CPU
- * clears with a store: no GPU command has to get through, so neither a
- * hardware queue shared with the stopped stream nor a lazy module load
- * (which waits for the context's work) can hold a wait up for good.
+ * often than that, and let through: through_live).  The waits watch a gate
+ * in mapped host memory, which the CPU opens with a store: no GPU command
+ * has to get through, and a module load, an allocation or a free in another
+ * thread waits for the context's work while it holds the other streams
+ * back (the probe's calls 3 and 5: a gate opened by a copy or a kernel
+ * never opened).  Not the default: in the suite's long-trainer cell with
+ * COLOC_RESTART=1, launches used up 64 relaunches a dozen times in 12 s,
+ * and relaunches cost short kernels (calls 4-7 there).
  * Returns the number of relaunches, 0 for a paused worker.
  */
 static unsigned park_links(struct ctx_state *s)
@@ -252,7 +268,7 @@ static unsigned park_links(struct ctx_state *s)
 		return 0;
 	}
 	coloc_log(COLOC_LOG_INFO, "preemption: stopped persistent kernels wait on their streams, "
-		  "not on the GPU (%u relaunches per launch, and one per 0.5 ms it takes)",
+		  "not on the GPU (%u relaunches per launch, and one per 250 us it takes)",
 		  coloc_cfg.park_links);
 	return coloc_cfg.park_links;
 }
@@ -557,6 +573,8 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		r->tail_seen = 0;
 		r->seq = ++s->seq;
 		r->turns = slot->turns;
+		r->links = slot->links;
+		r->stops = 0;
 		if (!r->packed || event_record(r->done, stream, flavor) != CUDA_SUCCESS)
 			/* Cannot happen short of a broken context; the kernel may then stay parked. */
 			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
@@ -837,6 +855,33 @@ static void stop_time(struct stop_times *t, unsigned n, const struct record *r, 
 	}
 }
 
+static void resume_all(struct ctx_state *s);
+
+/*
+ * Whether the launch let through (stop_all) is still running; the
+ * context's lock is taken.  Under time-slicing, the paused worker of a
+ * launch out of relaunches keeps the context holding time slices beside the
+ * latency tenant for as long as the stop lasts: on the H100 that made every
+ * request of a graphed ResNet-50 3.5 times slower, it never went idle, and
+ * the stop never ended (benchmarks/results/2026-11-26-h100/park/).  So such
+ * a launch runs to its end, as the driver alone would run it, and the
+ * context is stopped again at the first busy edge after.
+ */
+static bool through_live(struct ctx_state *s)
+{
+	bool live;
+
+	if (!__atomic_load_n(&s->through, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&s->lock);
+	live = s->through && s->rec[s->through - 1].seq == s->through_seq &&
+	       !record_complete(&s->rec[s->through - 1]);
+	if (!live)
+		s->through = 0;
+	pthread_mutex_unlock(&s->lock);
+	return live;
+}
+
 static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 {
 	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
@@ -875,6 +920,17 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 			if (times && times->reads == 1) {
 				times->first[n][0] = hdr[0];
 				times->first[n][1] = hdr[1];
+			}
+			/*
+			 * A launch parked on the stream stopped more often than it
+			 * has relaunches: its last one's paused worker stays on the GPU
+			 * while this stop lasts (park_links).
+			 */
+			if (times && times->reads == 1 && r->live && r->links && hdr[0] &&
+			    (uint64_t)hdr[1] + (uint32_t)(hdr[3] - hdr[2]) < r->total &&
+			    ++r->stops > r->links && !s->through) {
+				s->through = n + 1;
+				s->through_seq = r->seq;
 			}
 
 			/*
@@ -946,6 +1002,13 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		coloc_log(COLOC_LOG_DEBUG, "preemption: stopped after %llu us%s; read back moved to "
 			  "the other stop stream %u times", (unsigned long long)us,
 			  left ? " (still running at the poll limit)" : "", moves);
+	}
+	if (through_live(s)) {
+		coloc_stat_add(STAT_PARK_EXHAUSTED, 1);
+		coloc_log(COLOC_LOG_INFO, "preemption: a persistent launch was stopped more often "
+			  "than its %u relaunches: it runs to its end beside the latency tenant",
+			  s->rec[s->through - 1].links);
+		resume_all(s);
 	}
 }
 
@@ -1078,7 +1141,7 @@ static void *watcher(void *arg)
 				continue;
 			if (busy && !s->stopped && coloc_share_units())
 				narrow_all(s);
-			else if (busy && !s->stopped)
+			else if (busy && !s->stopped && !through_live(s))
 				stop_all(s, since);
 			else if (!busy && s->stopped && s->narrowed &&
 				 now < idle_since + coloc_cfg.share_hold_ns)

@@ -2,9 +2,13 @@
  * park_probe: does a stopped best-effort kernel's way of holding its stream
  * cost another process's kernels under time-slicing?
  *
- *   park_probe probe SECONDS      the latency side: a short kernel over every
+ *   park_probe probe SECONDS [N]  the latency side: a short kernel over every
  *                                 SM, 1 ms apart, each timed from launch to
- *                                 its end on the host; prints p50/p99/max
+ *                                 its end on the host; prints p50/p99/max;
+ *                                 with N, bursts of N shorter kernels back
+ *                                 to back (as a graphed model's request)
+ *   park_probe empty N            N met waits and relaunches of a wave of
+ *                                 workers with nothing to do, timed
  *   park_probe hold HOW SECONDS   the best-effort side holds a stream for
  *                                 SECONDS, HOW being
  *                                 spin: one block polling a device word with
@@ -13,10 +17,15 @@
  *                                       kernel resident while it waits)
  *                                 then writes the word from another stream
  *                                 and checks that the stream moved on.
+ *                                 waithost: cuStreamWaitValue32 on a word of
+ *                                       mapped host memory
  *   park_probe hold threads       a stream held by cuStreamWaitValue32 while
  *                                 another thread copies from pageable memory
  *                                 and launches a kernel not loaded yet; a
  *                                 kernel launched after 1 s releases it.
+ *   park_probe hold load          the same, but the other thread loads a
+ *                                 module from PTX, allocates and frees memory
+ *                                 and launches its kernel; a copy releases it.
  *
  * Every mode has its own watchdog (alarm).
  */
@@ -63,6 +72,8 @@ __global__ void late(unsigned *where) { *where = 9; }
 /* Another thread's work while a stream is held: a pageable copy, a kernel loaded late. */
 struct other {
 	unsigned *dst;
+	bool load;
+	const char *ptx;
 	double copy_us, late_us;
 	int rc;
 };
@@ -82,9 +93,23 @@ static void *other_thread(void *p)
 		return NULL;
 	o->copy_us = now_us() - t;
 	t = now_us();
-	late<<<1, 1, 0, c>>>(o->dst);
-	if (cudaGetLastError() != cudaSuccess)
-		return NULL;
+	if (o->load) {
+		/* A module loaded explicitly, as a JIT (colocc, Triton, NVRTC users) does. */
+		CUmodule m;
+		CUfunction f;
+		CUdeviceptr scratch;
+		void *args[] = { &o->dst };
+
+		if (cuModuleLoadData(&m, o->ptx) != CUDA_SUCCESS ||
+		    cuModuleGetFunction(&f, m, "poke") != CUDA_SUCCESS ||
+		    cuMemAlloc(&scratch, 1 << 20) != CUDA_SUCCESS || cuMemFree(scratch) != CUDA_SUCCESS ||
+		    cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, (CUstream)c, args, NULL) != CUDA_SUCCESS)
+			return NULL;
+	} else {
+		late<<<1, 1, 0, c>>>(o->dst);
+		if (cudaGetLastError() != cudaSuccess)
+			return NULL;
+	}
 	o->late_us = now_us() - t;
 	o->rc = cudaStreamSynchronize(c) != cudaSuccess;
 	return NULL;
@@ -97,7 +122,13 @@ static void *other_thread(void *p)
  * after 1 s this thread launches a loaded kernel that releases the hold.
  * A deadlock here ends in the watchdog.
  */
-static int hold_threads(void)
+static const char poke_ptx[] =
+	".version 7.0\n.target sm_80\n.address_size 64\n"
+	".visible .entry poke(.param .u64 p)\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n"
+	"ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd1, %rd1;\nmov.u32 %r1, 11;\n"
+	"st.global.u32 [%rd1], %r1;\nret;\n}\n";
+
+static int hold_threads(bool load, bool copy_release)
 {
 	unsigned *word, *dst;
 	cudaStream_t a, b;
@@ -113,12 +144,21 @@ static int hold_threads(void)
 	CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
 	CHECK_CU(cuStreamWaitValue32((CUstream)a, (CUdeviceptr)word, 1, CU_STREAM_WAIT_VALUE_GEQ));
 	o.dst = dst;
+	o.load = load;
+	o.ptx = poke_ptx;
+	unsigned *one;
+	CHECK(cudaMallocHost(&one, 4));
+	*one = 1;
 	double t0 = now_us();
 	pthread_create(&t, NULL, other_thread, &o);
 	usleep(1000000);
 	double t1 = now_us();
-	release<<<1, 1, 0, b>>>(word);
-	CHECK(cudaGetLastError());
+	if (copy_release) {
+		CHECK(cudaMemcpyAsync(word, one, 4, cudaMemcpyHostToDevice, b));
+	} else {
+		release<<<1, 1, 0, b>>>(word);
+		CHECK(cudaGetLastError());
+	}
 	printf("hold: threads: the releasing launch took %.1f us\n", now_us() - t1);
 	CHECK(cudaStreamSynchronize(a));
 	pthread_join(t, NULL);
@@ -134,7 +174,55 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int probe(double seconds)
+/* A persistent launch's relaunch that finds nothing left: each block takes once and leaves. */
+__global__ void empty_worker(unsigned *next, unsigned total)
+{
+	__shared__ unsigned got;
+	if (threadIdx.x == 0)
+		got = atomicAdd(next, 1);
+	__syncthreads();
+	if (got < total && threadIdx.x == 0)
+		next[1] = got;
+}
+
+/*
+ * What a launch parked on the stream pays when it is never stopped: N times
+ * a met cuStreamWaitValue32 and a relaunch of a wave of workers that find
+ * nothing left, timed on the host around a synchronization.
+ */
+static int empty(int n)
+{
+	int sms;
+	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	unsigned *ctl, *gate;
+	CHECK(cudaMalloc(&ctl, 8));
+	CHECK(cudaMalloc(&gate, 4));
+	CHECK(cudaMemset(gate, 0, 4));
+	CHECK(cudaMemset(ctl, 0xff, 4));
+	cudaStream_t s;
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	for (int round = 0; round < 4; round++) {
+		for (int with_wait = 0; with_wait < 2; with_wait++) {
+			CHECK(cudaStreamSynchronize(s));
+			double t = now_us();
+			for (int i = 0; i < n; i++) {
+				if (with_wait)
+					CHECK_CU(cuStreamWaitValue32((CUstream)s, (CUdeviceptr)gate, 0,
+								     CU_STREAM_WAIT_VALUE_EQ));
+				empty_worker<<<sms * 8, 256, 0, s>>>(ctl, 0);
+			}
+			double issued = now_us() - t;
+			CHECK(cudaStreamSynchronize(s));
+			double all = now_us() - t;
+			printf("empty: round %d, %d relaunches of %d workers%s: %.2f us each (%.2f us each "
+			       "to issue)\n", round, n, sms * 8, with_wait ? " behind met waits" : "",
+			       all / n, issued / n);
+		}
+	}
+	return 0;
+}
+
+static int probe(double seconds, int burst)
 {
 	int sms;
 	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -151,13 +239,18 @@ static int probe(double seconds)
 	double end = now_us() + seconds * 1e6;
 	while (now_us() < end && n < cap) {
 		double a = now_us();
-		busy<<<blocks, threads, 0, s>>>(out, 4000);
+		if (burst)
+			for (int k = 0; k < burst; k++)
+				busy<<<blocks, threads, 0, s>>>(out, 100);
+		else
+			busy<<<blocks, threads, 0, s>>>(out, 4000);
 		CHECK(cudaStreamSynchronize(s));
 		t[n++] = now_us() - a;
 		usleep(1000);
 	}
 	qsort(t, n, sizeof(double), cmp_double);
-	printf("probe: %zu kernels, p50 %.1f us, p99 %.1f us, max %.1f us\n", n, t[n / 2],
+	printf("probe: %zu %s, p50 %.1f us, p99 %.1f us, max %.1f us\n", n,
+	       burst ? "bursts" : "kernels", t[n / 2],
 	       t[(size_t)(n * 0.99)], t[n - 1]);
 	free(t);
 	return 0;
@@ -180,13 +273,20 @@ static int hold(const char *how, double seconds)
 	cudaStream_t a, b;
 	CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
 	CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+	unsigned *host_word;
+	CUdeviceptr host_dev;
+	CHECK(cudaHostAlloc(&host_word, 4, cudaHostAllocMapped | cudaHostAllocPortable));
+	*host_word = 0;
+	CHECK_CU(cuMemHostGetDevicePointer(&host_dev, host_word, 0));
 	printf("hold: %s: queueing\n", how);
 	if (!strcmp(how, "spin"))
 		spin<<<1, 128, 0, a>>>(word);
 	else if (!strcmp(how, "wait"))
 		CHECK_CU(cuStreamWaitValue32((CUstream)a, (CUdeviceptr)word, 1, CU_STREAM_WAIT_VALUE_GEQ));
+	else if (!strcmp(how, "waithost"))
+		CHECK_CU(cuStreamWaitValue32((CUstream)a, host_dev, 1, CU_STREAM_WAIT_VALUE_GEQ));
 	else {
-		fprintf(stderr, "park_probe: hold: HOW is spin or wait, not '%s'\n", how);
+		fprintf(stderr, "park_probe: hold: HOW is spin, wait or waithost, not '%s'\n", how);
 		return 2;
 	}
 	mark<<<1, 1, 0, a>>>(marked);
@@ -198,6 +298,7 @@ static int hold(const char *how, double seconds)
 		return 1;
 	}
 	printf("hold: %s: releasing\n", how);
+	__atomic_store_n(host_word, 1, __ATOMIC_SEQ_CST);
 	CHECK(cudaMemcpyAsync(word, one, 4, cudaMemcpyHostToDevice, b));
 	CHECK(cudaStreamSynchronize(a));
 	unsigned m = 0;
@@ -213,19 +314,27 @@ static int hold(const char *how, double seconds)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (argc == 3 && !strcmp(argv[1], "probe")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "probe")) {
 		alarm((unsigned)atof(argv[2]) + 30);
-		return probe(atof(argv[2]));
+		return probe(atof(argv[2]), argc == 4 ? atoi(argv[3]) : 0);
+	}
+	if (argc == 3 && !strcmp(argv[1], "empty")) {
+		alarm(60);
+		return empty(atoi(argv[2]));
 	}
 	if (argc == 3 && !strcmp(argv[1], "hold") && !strcmp(argv[2], "threads")) {
 		alarm(20);
-		return hold_threads();
+		return hold_threads(false, false);
+	}
+	if (argc == 3 && !strcmp(argv[1], "hold") && !strcmp(argv[2], "load")) {
+		alarm(20);
+		return hold_threads(true, true);
 	}
 	if (argc == 4 && !strcmp(argv[1], "hold")) {
 		alarm((unsigned)atof(argv[3]) + 30);
 		return hold(argv[2], atof(argv[3]));
 	}
-	fprintf(stderr, "usage: park_probe probe SECONDS | park_probe hold spin|wait SECONDS | "
-		"park_probe hold threads\n");
+	fprintf(stderr, "usage: park_probe probe SECONDS [N] | park_probe empty N | park_probe hold spin|wait|waithost SECONDS | "
+		"park_probe hold threads|load\n");
 	return 2;
 }

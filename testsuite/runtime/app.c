@@ -10,6 +10,9 @@
  *   --via=getproc-v1   the same through the CUDA 11.3 cuGetProcAddress
  *   --ptds             per-thread default stream flavours (getproc only)
  *   --device=N         device N's primary context made current first
+ *   --late-device=N    (--load=library, libfile) device N's primary context made current
+ *                      after the library is loaded, as the CUDA runtime does when it
+ *                      loads modules eagerly
  *   --alternate-device=N   (--load=data, --launch=plain) the module is loaded in
  *                      device N's primary context too, and the launches alternate
  *                      between the first context and that one, from each thread
@@ -386,7 +389,7 @@ int main(int argc, char **argv)
 	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL, *nvjitlink_lto = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
-	int device = -1, alternate = -1;
+	int device = -1, alternate = -1, late_device = -1;
 	CUcontext ctx2 = NULL;
 	CUfunction fn2 = NULL;
 	CUdeviceptr buf2 = 0;
@@ -437,6 +440,8 @@ int main(int argc, char **argv)
 			sync_each = 1;
 		else if (!strncmp(a, "--sleep-ms=", 11))
 			sleep_ms = atoi(a + 11);
+		else if (!strncmp(a, "--late-device=", 14))
+			late_device = atoi(a + 14);
 		else if (!strncmp(a, "--repeat=", 9))
 			repeat = atoi(a + 9);
 		else if (!strncmp(a, "--probe=", 8) && nprobes < 32)
@@ -487,6 +492,13 @@ int main(int argc, char **argv)
 			     cu.library_load_file(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
 		if (rc != CUDA_SUCCESS)
 			die("library load", rc);
+		if (late_device >= 0) {
+			CUcontext ctx;
+
+			if ((rc = cu.primary_retain(&ctx, late_device)) != CUDA_SUCCESS ||
+			    (rc = cu.ctx_set_current(ctx)) != CUDA_SUCCESS)
+				die("late device context", rc);
+		}
 		if ((rc = cu.library_get_kernel(&k, lib, kernel)) != CUDA_SUCCESS)
 			die("cuLibraryGetKernel", rc);
 		/* Launches alternate: by CUkernel, as the CUDA runtime does, and by CUfunction. */

@@ -51,10 +51,12 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         best-effort tenant launching while the latency tenant is busy does not
         wait (< 150 ms), and the idle edge gives the kernel back the 8 of its
         16 workers that left, as a helper (< 3 s in all)
-  preempt-stream  as preempt, under time-slicing (COLOC_FAKE_MPS=0): the
+  preempt-stream  as preempt, under time-slicing (COLOC_FAKE_MPS=0) with
+        COLOC_PARK=auto: the
         launch goes with park 0 followed by waits on its stream for the stop's
-        clear and relaunches (the last with park 1); stopped, its workers
-        leave, and the next relaunch finishes it once the stop is cleared
+        gate and relaunches (COLOC_PARK_LINKS=1 and 24 as it is not measured
+        yet; the last with park 1); stopped, its workers leave, and the
+        helper or the next relaunch finishes it once the stop is cleared
   preempt-stream-restart  as preempt-stream, with COLOC_RESTART=1
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
@@ -110,8 +112,9 @@ if mode.startswith("preempt"):
         be_env.update(COLOC_FAKE_STUCK_STREAM="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
     if mode in ("preempt-stream", "preempt-stream-restart"):
-        # Time-slicing: a stopped kernel waits on its stream, not on the GPU.
-        be_env["COLOC_FAKE_MPS"] = "0"
+        # Time-slicing: a stopped kernel waits on its stream, not on the GPU;
+        # 1 + 24 relaunches (it is not measured yet).
+        be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="auto", COLOC_PARK_LINKS="1")
     if mode in ("preempt-restart", "preempt-stream-restart"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))

@@ -14,6 +14,7 @@
  *   COLOC_FAKE_MPS=1            contexts are MPS clients (CU_DEVICE_ATTRIBUTE_MPS_ENABLED)
  *   COLOC_FAKE_PRIORITY_STREAM_FAIL=1  cuStreamCreateWithPriority fails (out of memory)
  *   COLOC_FAKE_CC               compute capability as colocc spells it: 90 (default), 90a, 100
+ *   COLOC_FAKE_NO_CONTEXT=1     cuInit makes no context current (the program makes its own)
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch with park = 1 runs this many blocks, then
  *                               stays resident (fake_launch.c)
  *   COLOC_FAKE_RESIDENT_US=N    a resident kernel finishes by itself N us after its launch
@@ -333,8 +334,14 @@ CUresult cuInit(unsigned int flags)
 		device_read_env();
 		for (i = 0; i < fake.ndevices; i++)
 			fake.ctx[i].device = i;
-		/* As if the application's runtime had made device 0 current. */
-		fake.current = fake.ndevices ? &fake.ctx[0] : NULL;
+		/*
+		 * As if the application's runtime had made device 0 current;
+		 * COLOC_FAKE_NO_CONTEXT=1: none is until the program makes one.
+		 */
+		const char *none = getenv("COLOC_FAKE_NO_CONTEXT");
+
+		fake.current = fake.ndevices && !(none && strcmp(none, "1") == 0) ? &fake.ctx[0] :
+										  NULL;
 		init_thread = pthread_self();
 		fake.initialized = true;
 	}
