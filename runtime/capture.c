@@ -406,6 +406,7 @@ static struct coloc_module *module_new(const char *origin)
 	coloc_buf_init(&m->manifest);
 	m->origin = strdup(origin);
 	m->sm = device_sm();
+	m->restart = coloc_cfg.restart;
 	return m;
 }
 

@@ -58,6 +58,12 @@ struct coloc_module {
 	pthread_mutex_t lock; /* guards everything below but the PTX */
 	char *origin;         /* how it was loaded, for the log */
 	unsigned sm;          /* the device's architecture when loaded */
+	/*
+	 * Its persistent variants give stopped blocks up (COLOC_RESTART): the
+	 * setting, unless only an AOT cache made without it has the module
+	 * (variants.c, module_restart); decided before it is transformed.
+	 */
+	bool restart;
 	char *ptx;            /* the PTX for that device, NUL-terminated, or NULL */
 	size_t ptx_len;
 	char *options;        /* the fatbin entry's ptxas options, or NULL */

@@ -135,7 +135,8 @@ struct coloc_config {
 	unsigned slices;        /* COLOC_FORM=slice:N; 0: one slice per wave of the device */
 	unsigned workers;       /* COLOC_FORM=ptb:W; 0: as many as fit at once */
 	unsigned ptb_batch;     /* COLOC_PTB_BATCH: blocks a worker takes at once; 0: from the profile */
-	bool restart;           /* COLOC_RESTART: stopped persistent kernels give up clean blocks */
+	bool restart;           /* COLOC_RESTART (default 1): stopped persistent kernels give up
+				   clean blocks */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on
 	 * its stream from starting early: a paused worker on the GPU (worker,

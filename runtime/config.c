@@ -23,7 +23,8 @@
  *   COLOC_RESTART=0|1        persistent forms made so that a stopped kernel gives up blocks
  *                            that have left no trace at their next barrier, to run them
  *                            again later, instead of finishing them; every barrier costs
- *                            time then (default 0; docs/passes.md)
+ *                            time then (default 1; an AOT cache made without it is used
+ *                            as it is; docs/passes.md)
  *   COLOC_PARK=worker|stream|auto   how a stopped persistent kernel holds its stream: a
  *                            paused worker on the GPU (default), or waits on the stream for
  *                            the stop's clear between relaunches; auto: stream where the
@@ -57,7 +58,8 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .park = COLOC_PARK_WORKER, .park_links = 8,
+	.share_hold_ns = 2000000, .restart = true, .park = COLOC_PARK_WORKER,
+	.park_links = 8,
 };
 
 static __thread int depth;

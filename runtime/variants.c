@@ -131,7 +131,7 @@ static int transform(struct coloc_module *m)
 	diag.emit = diag_to_log;
 	pass_ctx_init(&pctx, &diag);
 	pctx.verify_each = 0;
-	pctx.ptb_restart = coloc_cfg.restart;
+	pctx.ptb_restart = m->restart;
 	pm = ptx_parse(m->ptx, m->ptx_len, m->origin, &diag);
 	if (!pm) {
 		fail(m, "colocc could not parse its PTX%s (COLOC_LOG=debug shows why)", "");
@@ -196,8 +196,60 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 {
 	struct coloc_target t = { .sm = m->sm, .variant = variant };
 
-	coloc_cache_key_passes(&t, m->options, m->options_len, coloc_cfg.restart ? "ptb-restart" : NULL,
+	coloc_cache_key_passes(&t, m->options, m->options_len, m->restart ? "ptb-restart" : NULL,
 			       m->ptx, m->ptx_len, key);
+}
+
+/* Whether one of the `dirs` (colon-separated) holds the module's entry under `key`. */
+static bool entry_in(const char *dirs, const char *key)
+{
+	char path[8192];
+
+	while (*dirs) {
+		size_t n = strcspn(dirs, ":");
+
+		snprintf(path, sizeof(path), "%.*s/%s/module.cubin", (int)n, dirs, key);
+		if (n && access(path, R_OK) == 0)
+			return true;
+		dirs += n + (dirs[n] == ':');
+	}
+	return false;
+}
+
+/*
+ * Whether the module's persistent variants give stopped blocks up, decided
+ * before it is transformed (the kernels' parameters and the cache key follow
+ * it).  COLOC_RESTART=1 (the default) makes them so, unless no cache has
+ * such variants and an AOT cache has the others (`colocc --aot
+ * --no-ptb-restart`, or a colocc older than the default): those are used as
+ * they are, and the log says that this module's stopped blocks are finished,
+ * not given up.
+ */
+static bool module_restart(struct coloc_module *m)
+{
+	char variants[2] = { m->sm >= 90 ? 'a' : 0, 0 }, key[65];
+	int nvariants = m->sm >= 90 ? 2 : 1;
+	bool found = false;
+
+	if (!coloc_cfg.restart || !coloc_cfg.aot_dirs[0])
+		return coloc_cfg.restart;
+	m->restart = true;
+	for (int v = 0; v < nvariants; v++) {
+		key_for(m, variants[v], key);
+		if (entry_in(coloc_cfg.aot_dirs, key) ||
+		    (coloc_cfg.cache_dir[0] && entry_in(coloc_cfg.cache_dir, key)))
+			return true;
+	}
+	m->restart = false;
+	for (int v = 0; v < nvariants && !found; v++) {
+		key_for(m, variants[v], key);
+		found = entry_in(coloc_cfg.aot_dirs, key);
+	}
+	m->restart = !found;
+	if (found)
+		coloc_log(COLOC_LOG_INFO, "%s: variants from an AOT cache made without "
+			  "--ptb-restart: its stopped blocks are finished, not given up", m->origin);
+	return m->restart;
 }
 
 void coloc_module_key(struct coloc_module *m, char key[65])
@@ -513,8 +565,12 @@ struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *
 	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
 		return NULL;
 	pthread_mutex_lock(&m->lock);
-	if (m->state == MODULE_NEW && transform(m) == 0)
-		m->state = MODULE_READY;
+	if (m->state == MODULE_NEW) {
+		m->restart = module_restart(m);
+		m->key[0] = '\0'; /* asked for before, it followed the setting */
+		if (transform(m) == 0)
+			m->state = MODULE_READY;
+	}
 	k = m->state == MODULE_READY ? coloc_module_kernel(m, name) : NULL;
 	*info = k;
 	if (!k || (!k->variant[VARIANT_SLICE] && !k->variant[VARIANT_PTB]))

@@ -64,6 +64,11 @@ config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u CO
                              # read the fake's log of other calls keep the driver's
                              # cuMemAlloc; the memory tests turn them on.
                              "COLOC_MEM_POOL=0 "
+                             # Persistent forms that finish stopped blocks, as the
+                             # tests were written for; COLOC_RESTART=1 is the
+                             # runtime's default, which tests of it ask for with
+                             # `env -u COLOC_RESTART`.
+                             "COLOC_RESTART=0 "
                              # The fake's contexts are MPS clients, the setting colocc's
                              # persistent forms are for; tests of time-slicing set
                              # COLOC_FAKE_MPS=0.

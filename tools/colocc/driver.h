@@ -25,7 +25,7 @@ struct options {
 	const char *arch;
 	enum emit emit;
 	int verify;
-	int ptb_restart; /* --ptb-restart */
+	int ptb_restart; /* --ptb-restart 1, --no-ptb-restart 0, -1 unsaid (then by mode) */
 	int verbose;
 	int lineinfo;
 	int debug;

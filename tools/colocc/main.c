@@ -37,7 +37,9 @@ static const char usage_text[] =
 	"  --ptb-restart       persistent variants can give up a stopped block at its next\n"
 	"                      barrier, when it has written nothing outside its block, and\n"
 	"                      run it again later (costs time at every barrier; the runtime's\n"
-	"                      COLOC_RESTART=1; also with --aot)\n"
+	"                      COLOC_RESTART=1, its default); the default with --aot\n"
+	"  --no-ptb-restart    persistent variants finish a stopped block (the default with\n"
+	"                      --passes; with --aot, the runtime's COLOC_RESTART=0)\n"
 	"  --explain           print, per kernel, what the analysis found and whether\n"
 	"                      each form applies (or why not); alone, implies --emit=none\n"
 	"  --manifest=FILE     write the JSON manifest of kernels, variants and refusals;\n"
@@ -60,7 +62,9 @@ static const char usage_text[] =
 	"  --extract-ptx       write every embedded PTX module into the directory\n"
 	"                      given by -o, as FILE.compute_XX.N.ptx, and print the\n"
 	"                      paths written\n"
-	"\n"
+	"\n";
+
+static const char usage_aot[] =
 	"Ahead of deployment:\n"
 	"  --aot -arch=sm_XX -o CACHE FILE...\n"
 	"                      for every PTX module of the FILEs (PTX files; in binaries,\n"
@@ -69,8 +73,11 @@ static const char usage_text[] =
 	"                      store cubin, fatbin, PTX and manifest in CACHE under a key\n"
 	"                      hashed from the PTX, its ptxas options, the target and the\n"
 	"                      colocc version.  Modules already in CACHE are not redone.\n"
-	"                      Refused transformations are counted, not errors (-v\n"
-	"                      shows them)\n"
+	"                      Persistent variants are made as with --ptb-restart, as the\n"
+	"                      runtime makes them by default; --no-ptb-restart makes the\n"
+	"                      others, which the runtime also uses (a cache of either kind\n"
+	"                      is found).  Refused transformations are counted, not\n"
+	"                      errors (-v shows them)\n"
 	"  -j N, --jobs=N      --aot: run up to N ptxas at once; --list: read entries\n"
 	"                      on N threads (default: one per CPU)\n"
 	"  --ptxas=PATH        the ptxas to use (default: $CUDA_HOME/bin, then the PATH,\n"
@@ -93,6 +100,7 @@ static void usage(FILE *f)
 	const struct pass_info *r = pass_registry(&n);
 
 	fputs(usage_text, f);
+	fputs(usage_aot, f);
 	fputs("\nPasses:\n", f);
 	for (i = 0; i < n; i++)
 		fprintf(f, "  %-18s  %s\n", r[i].name, r[i].summary);
@@ -146,6 +154,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	const char *v;
 
 	memset(o, 0, sizeof(*o));
+	o->ptb_restart = -1;
 	o->max_errors = 20;
 	o->inputs = calloc((size_t)argc, sizeof(*o->inputs));
 	o->nvrtc_opts = calloc((size_t)argc * 2, sizeof(*o->nvrtc_opts));
@@ -192,6 +201,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->verify = 1;
 		} else if (strcmp(a, "--ptb-restart") == 0) {
 			o->ptb_restart = 1;
+		} else if (strcmp(a, "--no-ptb-restart") == 0) {
+			o->ptb_restart = 0;
 		} else if (strcmp(a, "--explain") == 0) {
 			o->explain = 1;
 		} else if (strncmp(a, "--manifest", 10) == 0 &&
@@ -259,8 +270,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (o->mode != MODE_COMPILE && (o->passes || o->explain || o->manifest || o->verify))
 		return usage_error("%s", "--list, --extract-ptx and --aot take no --passes, "
 				   "--explain, --manifest or --verify");
-	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_restart)
-		return usage_error("%s", "--ptb-restart goes with compiling (--passes) and --aot");
+	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_restart >= 0)
+		return usage_error("%s", "--ptb-restart and --no-ptb-restart go with compiling "
+				   "(--passes) and --aot");
+	/* Unsaid: on for --aot, as the runtime (COLOC_RESTART=1), off for --passes. */
+	if (o->ptb_restart < 0)
+		o->ptb_restart = o->mode == MODE_AOT;
 	if (o->mode != MODE_AOT && o->mode != MODE_LIST && o->jobs)
 		return usage_error("%s", "-j goes with --list and --aot");
 	if (o->mode != MODE_AOT && o->ptxas)

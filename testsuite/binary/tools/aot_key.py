@@ -2,10 +2,16 @@
 """The cache key colocc --aot and the runtime use (compiler/cache.h), computed
 independently: SHA-256 over length-prefixed fields "colocc-cache 6", the
 colocc version, the target (sm_90 followed by its variant letter or a
-blank), the entry's ptxas options and the PTX bytes.
+blank), the entry's ptxas options, then "passes" and the pass options when
+there are any (colocc --aot makes persistent variants with ptb-restart
+unless told --no-ptb-restart; the runtime likewise unless COLOC_RESTART=0),
+and the PTX bytes.
 
 usage: aot_key.py --colocc COLOCC --target sm_XX [--options OPTS]
-                  --cache DIR --link NAME PTX_FILE
+                  [--passes PASS_OPTIONS] --cache DIR --link NAME PTX_FILE
+
+--passes defaults to "ptb-restart", colocc --aot's default; give
+--passes= (empty) for entries made without it.
 
 Fails unless DIR/<key> is a directory; NAME becomes a symbolic link to it,
 so that later test steps can name the entry.
@@ -23,6 +29,7 @@ def main():
     ap.add_argument("--colocc", required=True)
     ap.add_argument("--target", required=True)
     ap.add_argument("--options", default="")
+    ap.add_argument("--passes", default="ptb-restart")
     ap.add_argument("--cache", required=True)
     ap.add_argument("--link", required=True)
     ap.add_argument("ptx")
@@ -34,8 +41,10 @@ def main():
         sys.exit(f"aot_key.py: bad target {a.target!r}")
     target_field = f"sm_{m.group(1)}{m.group(2) or ' '}"
     h = hashlib.sha256()
-    for field in (b"colocc-cache 6", version.encode(), target_field.encode(), a.options.encode(),
-                  open(a.ptx, "rb").read()):
+    fields = [b"colocc-cache 6", version.encode(), target_field.encode(), a.options.encode()]
+    if a.passes:
+        fields += [b"passes", a.passes.encode()]
+    for field in fields + [open(a.ptx, "rb").read()]:
         h.update(b"%d:" % len(field))
         h.update(field)
     entry = os.path.join(a.cache, h.hexdigest())

@@ -431,6 +431,7 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	/* A parker with COLOC_FAKE_PTB_STOP_AFTER=3 stays resident and finishes at the next call. */
 	setenv("COLOC_FAKE_PTB_STOP_AFTER", "3", 1);
 	park = 1;
+	base = 0;
 	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	EXPECT(strstr(last_line(), " ran=3 resident=1"), "resident: %s", last_line());
@@ -457,6 +458,7 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	EXPECT_RC(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
 	EXPECT(log_has("gpu resident=2 fn=__coloc_ptb_add parked"), "no parked line");
 	park = 0;
+	base = 132; /* a helper: its own bank of slots, as the runtime launches one */
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	EXPECT(strstr(last_line(), " ran=0"), "a helper ran while stopped: %s", last_line());
 	EXPECT(!strstr(last_line(), "resident="), "a helper stayed resident: %s", last_line());
@@ -474,12 +476,14 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	 * a helper finds nothing left.
 	 */
 	park = 1;
+	base = 0;
 	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
 	EXPECT_RC(cuMemsetD32_v2(stop, 1, 1), CUDA_SUCCESS);
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	EXPECT(strstr(last_line(), " ran=0 parked=3"), "parked at launch: %s", last_line());
 	EXPECT_RC(cuMemsetD32_v2(stop, 0, 1), CUDA_SUCCESS);
 	park = 0;
+	base = 132; /* a helper: its own bank of slots, as the runtime launches one */
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
 	EXPECT(strstr(last_line(), " ran=0"), "its helper: %s", last_line());
 	EXPECT_RC(cuCtxSynchronize(), CUDA_SUCCESS);
@@ -491,6 +495,7 @@ static int test_ptb(CUmodule mod, CUdeviceptr d, unsigned id)
 	 * word's clear has not arrived): worker 0 leaves without going on.
 	 */
 	park = 1;
+	base = 0;
 	setenv("COLOC_FAKE_RESIDENT_US", "30000000", 1);
 	EXPECT_RC(cuMemsetD32_v2(ctl, 0, 2), CUDA_SUCCESS);
 	EXPECT_RC(cuLaunchKernel(ptb, 132, 1, 1, 128, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
