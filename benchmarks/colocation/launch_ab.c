@@ -1,0 +1,182 @@
+/*
+ * launch_ab: what libcoloc adds to each launch call of a latency tenant,
+ * measured inside one process.  Between processes (benchmarks/colocation/
+ * overhead) the launch rate alone moved by 3.2 to 5.4 us per call from run to
+ * run on the GPU machine, which hides a 1% difference.  Here blocks of
+ * launches alternate between two ways into the driver, with the same
+ * context, kernel, stream and queue:
+ *
+ *   hooked  cuLaunchKernel as the program links it: libcoloc's, under
+ *           LD_PRELOAD (the latency tenant's path)
+ *   direct  libcuda's own cuLaunchKernel, found with libc's own dlsym (the
+ *           one libcoloc exports answers with its hooks)
+ *
+ * usage: launch_ab [ROUNDS [LAUNCHES]]   (default 20 rounds of 20,000)
+ *
+ * Each round runs both, in alternating order; each launch call is timed, and
+ * the block's launches per second include a synchronization every 1,024
+ * launches (the same call for both).  Printed: one line per round, then
+ *
+ *   launch_ab: hooked against direct over R rounds: median call +D us
+ *   (rounds -A to +B), throughput P% (rounds L% to H%), hooked slower in S of R
+ *
+ * and "launch_ab: no interposer" when both ways are the same function.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The driver API's ABI, declared here: built against the real libcuda or the tests' fake. */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+#define CUDA_SUCCESS 0
+CUresult cuInit(unsigned flags);
+CUresult cuDeviceGet(CUdevice *dev, int ordinal);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
+CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuCtxSynchronize(void);
+CUresult cuModuleLoadData(CUmodule *module, const void *image);
+CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name);
+CUresult cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+			unsigned by, unsigned bz, unsigned shmem, CUstream stream, void **params,
+			void **extra);
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			      unsigned, unsigned, CUstream, void **, void **);
+typedef void *(*dlsym_fn)(void *, const char *);
+
+static const char ptx[] =
+	".version 7.0\n.target sm_80\n.address_size 64\n"
+	".visible .entry empty(.param .u64 p)\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n"
+	".reg .pred %q;\nmov.u32 %r1, %tid.x;\nsetp.ne.u32 %q, %r1, 1024;\n@%q ret;\n"
+	"ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd1, %rd1;\nst.global.u32 [%rd1], %r1;\n"
+	"ret;\n}\n";
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void check(CUresult rc, const char *what)
+{
+	if (rc == CUDA_SUCCESS)
+		return;
+	fprintf(stderr, "launch_ab: %s: CUDA error %d\n", what, rc);
+	exit(1);
+}
+
+/* N launches through `launch`: the median call (us) and launches per second. */
+static void block(launch_fn launch, CUfunction fn, int n, double *t, double *median, double *rate)
+{
+	CUdeviceptr none = 0;
+	void *args[] = { &none };
+	double start = now_us();
+
+	for (int i = 0; i < n; i++) {
+		double a = now_us();
+
+		check(launch(fn, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel");
+		t[i] = now_us() - a;
+		if (i % 1024 == 1023)
+			check(cuCtxSynchronize(), "cuCtxSynchronize");
+	}
+	check(cuCtxSynchronize(), "cuCtxSynchronize");
+	*rate = n / ((now_us() - start) / 1e6);
+	qsort(t, (size_t)n, sizeof(*t), cmp_double);
+	*median = t[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 20, n = argc > 2 ? atoi(argv[2]) : 20000;
+	dlsym_fn libc_dlsym;
+	launch_fn hooked = cuLaunchKernel, direct;
+	void *libcuda, *libc, *p;
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction fn;
+	double *t, *diff, *ratio;
+	int slower = 0;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	alarm(600);
+	if (argc > 3 || rounds < 1 || rounds > 10000 || n < 1 || n > 10000000) {
+		fprintf(stderr, "usage: launch_ab [ROUNDS [LAUNCHES]]\n");
+		return 2;
+	}
+	/*
+	 * libc's dlsym, from libc itself (glibc 2.34 on; libdl before): RTLD_NEXT
+	 * from here would find libcoloc's, preloaded after the program.  Object
+	 * to function pointers by copy: ISO C has no cast between them.
+	 */
+	p = (libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)) ?
+		    dlvsym(libc, "dlsym", "GLIBC_2.34") : NULL;
+	if (!p && (libc = dlopen("libdl.so.2", RTLD_LAZY)))
+		p = dlvsym(libc, "dlsym", "GLIBC_2.2.5");
+	memcpy(&libc_dlsym, &p, sizeof(p));
+	libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (p && libcuda)
+		p = libc_dlsym(libcuda, "cuLaunchKernel");
+	memcpy(&direct, &p, sizeof(p));
+	if (!p || !libcuda) {
+		fprintf(stderr, "launch_ab: libcuda's own cuLaunchKernel not found\n");
+		return 1;
+	}
+	check(cuInit(0), "cuInit");
+	check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+	check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+	check(cuModuleLoadData(&mod, ptx), "cuModuleLoadData");
+	check(cuModuleGetFunction(&fn, mod, "empty"), "cuModuleGetFunction");
+	t = malloc(sizeof(*t) * (size_t)n);
+	diff = malloc(sizeof(*diff) * (size_t)rounds);
+	ratio = malloc(sizeof(*ratio) * (size_t)rounds);
+	if (!t || !diff || !ratio)
+		return 1;
+	if (hooked == direct)
+		printf("launch_ab: no interposer (both ways are libcuda's cuLaunchKernel)\n");
+	block(direct, fn, n < 1000 ? n : 1000, t, &diff[0], &ratio[0]); /* warm up */
+	printf("launch_ab: round  direct us  hooked us   diff us  direct/s  hooked/s\n");
+	for (int r = 0; r < rounds; r++) {
+		double dm, hm, dr, hr;
+
+		if (r % 2) {
+			block(hooked, fn, n, t, &hm, &hr);
+			block(direct, fn, n, t, &dm, &dr);
+		} else {
+			block(direct, fn, n, t, &dm, &dr);
+			block(hooked, fn, n, t, &hm, &hr);
+		}
+		diff[r] = hm - dm;
+		ratio[r] = hr / dr;
+		slower += hr < dr;
+		printf("launch_ab: %5d %10.3f %10.3f %+9.3f %9.0f %9.0f\n", r, dm, hm, diff[r], dr, hr);
+	}
+	qsort(diff, (size_t)rounds, sizeof(*diff), cmp_double);
+	qsort(ratio, (size_t)rounds, sizeof(*ratio), cmp_double);
+	printf("launch_ab: hooked against direct over %d rounds: median call %+.3f us (rounds %+.3f "
+	       "to %+.3f), throughput %.2f%% (rounds %.2f%% to %.2f%%), hooked slower in %d of %d\n",
+	       rounds, diff[rounds / 2], diff[0], diff[rounds - 1], 100 * ratio[rounds / 2],
+	       100 * ratio[0], 100 * ratio[rounds - 1], slower, rounds);
+	return 0;
+}
