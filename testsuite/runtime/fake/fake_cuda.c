@@ -100,6 +100,9 @@
  *   stream capture and graphs: fake_graph.c; a launch, cuMemsetD*Async or
  *   cuEventRecord on a stream in capture ends in captured=G and is recorded
  *   cuStreamWaitEvent stream=S event=E flags=F            also _ptsz
+ *   cuStreamWaitValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz; A: @B+OFF, or host
+ *                                                         for mapped host memory; then met, or
+ *                                                         waiting=R: S is held (fake_launch.c)
  *   cuEventCreate flags=F event=E
  *   cuEventRecord event=E stream=S                        also _ptsz
  *   cuEventSynchronize event=E

@@ -11,24 +11,34 @@
  * not stopped (its parker always does), a helper (park 0) runs nothing, as
  * if all its workers sat on the SMs given up.
  *
- * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1 runs N blocks
- * during its launch call and stays resident: at the fake's later calls it
+ * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1, or with park 0
+ * and slot_base 0 (a launch on the application's stream parked on the
+ * stream, COLOC_PARK; helpers have slot_base above 0), runs N blocks during
+ * its launch call and stays resident: at the fake's later calls it
  * finishes its blocks once COLOC_FAKE_RESIDENT_US passed since its launch,
- * unless it is stopped first; then its workers leave and worker 0 stays,
- * paused, until the stop is cleared, the word or its host copy (the u32 at
- * host, when host is not 0; then it goes on, and ends at once when helpers
- * took every block), or `done` reaches the grid's size (helpers,
- * launches with park = 0, run at once).  Events recorded on its stream after
- * it, and synchronization with its stream or context, wait until it is gone,
- * as on a GPU.  What resident kernels do between calls is logged as "gpu"
- * lines:
+ * unless it is stopped first.  Then its workers leave; with park = 1 worker
+ * 0 stays, paused, until the stop is cleared, the word or its host copy (the
+ * u32 at host, when host is not 0; then it goes on, and ends at once when
+ * helpers took every block), or `done` reaches the grid's size (helpers run
+ * at once).  cuStreamWaitValue32 holds its stream until the word (device or
+ * mapped host memory) meets the condition; a persistent launch behind such a
+ * wait is queued and starts when the wait is met, running what is left
+ * unless stopped.  Events recorded on a stream after any of these, and
+ * synchronization with its stream or context, wait until they are gone, as
+ * on a GPU.  What they do between calls is logged as "gpu" lines:
  *
  *   gpu resident=R fn=NAME finished ran=N   ran its other N blocks and ended
  *   gpu resident=R fn=NAME parked           stopped: worker 0 pauses
  *   gpu resident=R fn=NAME parked, gave up block B   ... with a redo ring: the
  *                                                    block it held is put there
+ *   gpu resident=R fn=NAME left             stopped without a parker: its workers left
+ *   gpu resident=R fn=NAME left, gave up block B     ... and gave that block up
  *   gpu resident=R fn=NAME resumed          the stop was cleared: worker 0 goes on
  *   gpu resident=R fn=NAME unparked         every block is done while paused: it ended
+ *   gpu resident=R fn=NAME started, finished ran=N   queued behind a wait: ran the rest
+ *   gpu resident=R fn=NAME started, left at once     ... found the stop set, no parker
+ *   gpu resident=R fn=NAME started, parked           ... found the stop set: worker 0 pauses
+ *   gpu resident=R wait met                 a cuStreamWaitValue32's condition held
  *   gpu resident=R fn=NAME timeout          a synchronization gave up on it (20 s)
  */
 #include <stdio.h>
