@@ -232,10 +232,11 @@ static int stop_record_init(struct ctx_state *s)
  * takes what is left (the last with park 1, for a kernel stopped more
  * often than that, and let through: through_live).  The waits watch a gate
  * in mapped host memory, which the CPU opens with a store: no GPU command
- * has to get through, and a module load, an allocation or a free in another
- * thread waits for the context's work while it holds the other streams
- * back (the probe's calls 3 and 5: a gate opened by a copy or a kernel
- * never opened).  Not the default: in the suite's long-trainer cell with
+ * has to get through.  In the probe a lazy kernel load in another thread
+ * (call 3), and a module load followed by an allocation and a free there
+ * (call 5; which of them is not known), waited for the held stream while
+ * holding the others back: a gate opened by a kernel or a copy never
+ * opened.  Not the default: in the suite's long-trainer cell with
  * COLOC_RESTART=1, launches used up 64 relaunches a dozen times in 12 s,
  * and relaunches cost short kernels (calls 4-7 there).
  * Returns the number of relaunches, 0 for a paused worker.
