@@ -539,8 +539,12 @@ CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
 
 bool coloc_ptb_parks_on_stream(void)
 {
-	struct ctx_state *s = state_for_current();
+	struct ctx_state *s;
 
+	/* Asked at every best-effort launch under time-slicing: no lock by default. */
+	if (coloc_cfg.park == COLOC_PARK_WORKER)
+		return false;
+	s = state_for_current();
 	return s && s->seg && s->ring && s->links;
 }
 

@@ -200,16 +200,21 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 			       m->ptx, m->ptx_len, key);
 }
 
-/* Whether one of the `dirs` (colon-separated) holds the module's entry under `key`. */
-static bool entry_in(const char *dirs, const char *key)
+/* Whether directory `dir` (`len` bytes of it) holds the entry `key`; `path` gets its cubin's path. */
+#define PATH_BYTES 8192
+static bool entry_at(const char *dir, size_t len, const char *key, char *path)
 {
-	char path[8192];
+	snprintf(path, PATH_BYTES, "%.*s/%s/module.cubin", (int)len, dir, key);
+	return len && access(path, R_OK) == 0;
+}
 
+/* entry_at for the first of the colon-separated `dirs` that holds it. */
+static bool entry_in(const char *dirs, const char *key, char *path)
+{
 	while (*dirs) {
 		size_t n = strcspn(dirs, ":");
 
-		snprintf(path, sizeof(path), "%.*s/%s/module.cubin", (int)n, dirs, key);
-		if (n && access(path, R_OK) == 0)
+		if (entry_at(dirs, n, key, path))
 			return true;
 		dirs += n + (dirs[n] == ':');
 	}
@@ -227,7 +232,7 @@ static bool entry_in(const char *dirs, const char *key)
  */
 static bool module_restart(struct coloc_module *m)
 {
-	char variants[2] = { m->sm >= 90 ? 'a' : 0, 0 }, key[65];
+	char variants[2] = { m->sm >= 90 ? 'a' : 0, 0 }, key[65], path[PATH_BYTES];
 	int nvariants = m->sm >= 90 ? 2 : 1;
 	bool found = false;
 
@@ -236,14 +241,14 @@ static bool module_restart(struct coloc_module *m)
 	m->restart = true;
 	for (int v = 0; v < nvariants; v++) {
 		key_for(m, variants[v], key);
-		if (entry_in(coloc_cfg.aot_dirs, key) ||
-		    (coloc_cfg.cache_dir[0] && entry_in(coloc_cfg.cache_dir, key)))
+		if (entry_in(coloc_cfg.aot_dirs, key, path) ||
+		    entry_at(coloc_cfg.cache_dir, strlen(coloc_cfg.cache_dir), key, path))
 			return true;
 	}
 	m->restart = false;
 	for (int v = 0; v < nvariants && !found; v++) {
 		key_for(m, variants[v], key);
-		found = entry_in(coloc_cfg.aot_dirs, key);
+		found = entry_in(coloc_cfg.aot_dirs, key, path);
 	}
 	m->restart = !found;
 	if (found)
@@ -266,30 +271,20 @@ static int cache_find(const struct coloc_module *m, struct coloc_buf *cubin, enu
 {
 	char variants[2] = { m->sm >= 90 ? 'a' : 0, 0 };
 	int nvariants = m->sm >= 90 ? 2 : 1;
-	char key[65], path[8192];
+	char key[65], path[PATH_BYTES];
 
 	for (int v = 0; v < nvariants; v++) {
-		const char *dirs = coloc_cfg.aot_dirs;
-
 		key_for(m, variants[v], key);
-		while (*dirs) {
-			size_t n = strcspn(dirs, ":");
-
-			snprintf(path, sizeof(path), "%.*s/%s/module.cubin", (int)n, dirs, key);
-			if (n && read_file(path, cubin) == 0) {
-				*from = STAT_VARIANTS_AOT;
-				coloc_log(COLOC_LOG_DEBUG, "%s: variants from %s", m->origin, path);
-				return 0;
-			}
-			dirs += n + (dirs[n] == ':');
+		if (entry_in(coloc_cfg.aot_dirs, key, path) && read_file(path, cubin) == 0) {
+			*from = STAT_VARIANTS_AOT;
+			coloc_log(COLOC_LOG_DEBUG, "%s: variants from %s", m->origin, path);
+			return 0;
 		}
-		if (coloc_cfg.cache_dir[0]) {
-			snprintf(path, sizeof(path), "%s/%s/module.cubin", coloc_cfg.cache_dir, key);
-			if (read_file(path, cubin) == 0) {
-				*from = STAT_VARIANTS_CACHED;
-				coloc_log(COLOC_LOG_DEBUG, "%s: variants from %s", m->origin, path);
-				return 0;
-			}
+		if (entry_at(coloc_cfg.cache_dir, strlen(coloc_cfg.cache_dir), key, path) &&
+		    read_file(path, cubin) == 0) {
+			*from = STAT_VARIANTS_CACHED;
+			coloc_log(COLOC_LOG_DEBUG, "%s: variants from %s", m->origin, path);
+			return 0;
 		}
 	}
 	return -1;
