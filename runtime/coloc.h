@@ -77,8 +77,17 @@ extern const struct coloc_slot_info coloc_slots[SLOT_COUNT];
 
 /* ---- interpose.c */
 
+/* The driver's functions by slot, as resolved (NULL: not yet). */
+extern void *coloc_real_slots[SLOT_COUNT];
+/* coloc_real's first use of a slot: looks the driver's function up. */
+void *coloc_real_resolve(enum coloc_slot slot);
 /* The driver's function for a slot, resolved from libcuda.so.1 on first use. */
-void *coloc_real(enum coloc_slot slot);
+static inline void *coloc_real(enum coloc_slot slot)
+{
+	void *fn = __atomic_load_n(&coloc_real_slots[slot], __ATOMIC_ACQUIRE);
+
+	return fn ? fn : coloc_real_resolve(slot);
+}
 /* Records the driver's function for a slot when none is known yet. */
 void coloc_real_offer(enum coloc_slot slot, void *fn);
 /* Looks a symbol up in the driver library, bypassing colocc. */
@@ -177,11 +186,33 @@ extern struct coloc_config coloc_cfg;
 /* Makes directory `dir` and its missing parents (new ones get `mode`); -1 with errno. */
 int coloc_mkdirs(const char *dir, mode_t mode);
 
-/* True when a hook should only forward: colocc off, or a call from colocc itself. */
-bool coloc_bypass(void);
+/* Per thread, together: a hooked launch reaches both with one TLS lookup. */
+struct coloc_tls {
+	int depth; /* how deep the thread is inside colocc (coloc_enter) */
+	int lane;  /* coloc_thread_lane + 1; -1: none left; 0: not asked yet */
+};
+extern __thread struct coloc_tls coloc_tls;
+/* coloc_bypass when colocc is off: says once why it passes calls through. */
+bool coloc_bypass_off(void);
+/*
+ * True when a hook should only forward: colocc off, or a call from colocc
+ * itself.  Inline, with the two below: every hooked call runs them.
+ */
+static inline bool coloc_bypass(void)
+{
+	if (__builtin_expect(!coloc_cfg.disabled && coloc_cfg.role != COLOC_ROLE_NONE, 1))
+		return coloc_tls.depth > 0;
+	return coloc_bypass_off();
+}
 /* Marks the calling thread as inside colocc (nested hooks forward). */
-void coloc_enter(void);
-void coloc_leave(void);
+static inline void coloc_enter(void)
+{
+	coloc_tls.depth++;
+}
+static inline void coloc_leave(void)
+{
+	coloc_tls.depth--;
+}
 
 void coloc_log(enum coloc_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -221,14 +252,32 @@ void coloc_stat_add(enum coloc_stat s, uint64_t n);
  * first COLOC_THREAD_LANES threads took theirs (atomics then).
  */
 #define COLOC_THREAD_LANES 8
-int coloc_thread_lane(void);
+int coloc_thread_lane_first(void);
+static inline int coloc_thread_lane(void)
+{
+	int l = coloc_tls.lane;
+
+	if (__builtin_expect(l > 0, 1))
+		return l - 1;
+	return l ? -1 : coloc_thread_lane_first();
+}
 /* Adds one to a counter only the calling thread writes: no locked instruction. */
 static inline void coloc_lane_add(uint64_t *counter)
 {
 	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
+/* The original launches counted in lanes, a cache line each (config.c). */
+#define COLOC_LANE_STRIDE 8
+extern uint64_t coloc_original_lanes[COLOC_THREAD_LANES * COLOC_LANE_STRIDE];
+void coloc_stat_original_shared(void);
 /* Counts one original launch of this thread (`lane` from coloc_thread_lane). */
-void coloc_stat_original_launch(int lane);
+static inline void coloc_stat_original_launch(int lane)
+{
+	if (__builtin_expect(lane >= 0, 1))
+		coloc_lane_add(&coloc_original_lanes[lane * COLOC_LANE_STRIDE]);
+	else
+		coloc_stat_original_shared();
+}
 /* Counts one kernel (or launch) refused a preemptible form, by reason. */
 void coloc_stat_refusal(const char *reason);
 

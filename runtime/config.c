@@ -62,28 +62,18 @@ struct coloc_config coloc_cfg = {
 	.park_links = 8,
 };
 
-static __thread int depth;
+__thread struct coloc_tls coloc_tls;
 
 static int role_warned;
 
-bool coloc_bypass(void)
+bool coloc_bypass_off(void)
 {
 	if (coloc_cfg.role == COLOC_ROLE_NONE && !coloc_cfg.disabled &&
 	    !__atomic_exchange_n(&role_warned, 1, __ATOMIC_RELAXED))
 		/* Said at the first CUDA call, not in every process LD_PRELOAD reaches. */
 		coloc_log(COLOC_LOG_WARN, "COLOC_ROLE is not set (latency or best-effort): colocc "
 			  "passes every call through");
-	return coloc_cfg.disabled || coloc_cfg.role == COLOC_ROLE_NONE || depth > 0;
-}
-
-void coloc_enter(void)
-{
-	depth++;
-}
-
-void coloc_leave(void)
-{
-	depth--;
+	return true;
 }
 
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
@@ -164,26 +154,20 @@ void coloc_stat_add(enum coloc_stat s, uint64_t n)
 }
 
 /* Original launches counted in lanes, one per thread (coloc_thread_lane). */
-static uint64_t original_lanes[COLOC_THREAD_LANES];
+uint64_t coloc_original_lanes[COLOC_THREAD_LANES * COLOC_LANE_STRIDE] __attribute__((aligned(64)));
 static unsigned lanes_taken;
-static __thread int my_lane; /* lane + 1; -1: none left; 0: not asked yet */
 
-int coloc_thread_lane(void)
+int coloc_thread_lane_first(void)
 {
-	if (!my_lane) {
-		unsigned n = __atomic_fetch_add(&lanes_taken, 1, __ATOMIC_RELAXED);
+	unsigned n = __atomic_fetch_add(&lanes_taken, 1, __ATOMIC_RELAXED);
 
-		my_lane = n < COLOC_THREAD_LANES ? (int)n + 1 : -1;
-	}
-	return my_lane - (my_lane > 0);
+	coloc_tls.lane = n < COLOC_THREAD_LANES ? (int)n + 1 : -1;
+	return coloc_tls.lane - (coloc_tls.lane > 0);
 }
 
-void coloc_stat_original_launch(int lane)
+void coloc_stat_original_shared(void)
 {
-	if (lane >= 0)
-		coloc_lane_add(&original_lanes[lane]);
-	else
-		coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
+	coloc_stat_add(STAT_LAUNCH_ORIGINAL, 1);
 }
 
 static uint64_t stat_value(int s)
@@ -192,7 +176,7 @@ static uint64_t stat_value(int s)
 
 	if (s == STAT_LAUNCH_ORIGINAL)
 		for (int i = 0; i < COLOC_THREAD_LANES; i++)
-			n += __atomic_load_n(&original_lanes[i], __ATOMIC_RELAXED);
+			n += __atomic_load_n(&coloc_original_lanes[i * COLOC_LANE_STRIDE], __ATOMIC_RELAXED);
 	return n;
 }
 

@@ -55,16 +55,18 @@ struct capture {
 
 static struct {
 	/*
-	 * Guards captures[], active and global.  Taken for writing to open or
+	 * Guards captures[], coloc_graph_active and global.  Taken for writing to open or
 	 * close a capture; held for reading by colocc's threads across their
 	 * synchronizations (coloc_graph_sync_begin).
 	 */
 	pthread_rwlock_t lock;
 	struct capture captures[MAX_CAPTURES];
-	unsigned active;     /* captures open; read without the lock */
 	unsigned global;     /* of which in global mode */
 	unsigned overflow;   /* captures open beyond captures[]: counted, not named */
 } graphs = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+
+/* Captures open; read without the lock (scheduler.h). */
+unsigned coloc_graph_active;
 
 /* Captures this thread opened that forbid it to synchronize (global, thread-local). */
 static __thread unsigned my_strict, my_global;
@@ -95,7 +97,7 @@ static struct capture *capture_open(CUstream stream, enum coloc_stream_flavor fl
 	}
 	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL)
 		graphs.global++;
-	__atomic_store_n(&graphs.active, graphs.active + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&coloc_graph_active, coloc_graph_active + 1, __ATOMIC_SEQ_CST);
 	pthread_rwlock_unlock(&graphs.lock);
 	if (mode != CU_STREAM_CAPTURE_MODE_RELAXED)
 		my_strict++;
@@ -116,8 +118,8 @@ static void capture_close(struct capture *c, CUstreamCaptureMode mode)
 		graphs.overflow--;
 	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL && graphs.global)
 		graphs.global--;
-	if (graphs.active)
-		__atomic_store_n(&graphs.active, graphs.active - 1, __ATOMIC_SEQ_CST);
+	if (coloc_graph_active)
+		__atomic_store_n(&coloc_graph_active, coloc_graph_active - 1, __ATOMIC_SEQ_CST);
 	pthread_rwlock_unlock(&graphs.lock);
 	/* Strict captures end on the thread that began them. */
 	if (mine && mode != CU_STREAM_CAPTURE_MODE_RELAXED && my_strict)
@@ -145,7 +147,7 @@ static void capture_ended(CUstream stream, enum coloc_stream_flavor flavor)
 	bool overflow;
 	CUresult rc;
 
-	if (!__atomic_load_n(&graphs.active, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&coloc_graph_active, __ATOMIC_SEQ_CST))
 		return;
 	rc = flavor == STREAM_PTDS ? REAL(cuStreamIsCapturing_ptsz)(stream, &status) :
 				     REAL(cuStreamIsCapturing)(stream, &status);
@@ -242,14 +244,9 @@ CUresult hook_cuStreamEndCapture_ptsz(cuStreamEndCapture_ptsz_fn real, CUstream 
 	return rc;
 }
 
-bool coloc_graph_capture_open(void)
-{
-	return __atomic_load_n(&graphs.active, __ATOMIC_SEQ_CST) != 0;
-}
-
 bool coloc_graph_thread_restricted(void)
 {
-	if (!__atomic_load_n(&graphs.active, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&coloc_graph_active, __ATOMIC_SEQ_CST))
 		return false;
 	return my_strict || __atomic_load_n(&graphs.global, __ATOMIC_SEQ_CST) > my_global;
 }
@@ -257,7 +254,7 @@ bool coloc_graph_thread_restricted(void)
 bool coloc_graph_sync_begin(void)
 {
 	pthread_rwlock_rdlock(&graphs.lock);
-	if (!graphs.active)
+	if (!coloc_graph_active)
 		return true;
 	pthread_rwlock_unlock(&graphs.lock);
 	return false;
@@ -288,11 +285,12 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 	     (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT && coloc_graph_thread_restricted())))
 		return real(exec, stream);
 	if (coloc_cfg.role != COLOC_ROLE_BEST_EFFORT) {
-		coloc_sched_latency_launch(NULL, stream, flavor);
+		struct coloc_mark *m = coloc_sched_latency_launch(NULL, stream, flavor);
+
 		coloc_sched_count(TC_GRAPH_LAUNCHES, 1);
 		rc = real(exec, stream);
 		if (rc == CUDA_SUCCESS)
-			coloc_sched_latency_issued(NULL, stream, flavor);
+			coloc_sched_latency_issued(m);
 		return rc;
 	}
 	coloc_gpu_gate_enter();
@@ -322,7 +320,7 @@ static void after_fork_child(void)
 	pthread_rwlock_init(&graphs.lock, NULL);
 	for (unsigned i = 0; i < MAX_CAPTURES; i++)
 		graphs.captures[i].used = false;
-	graphs.active = graphs.global = graphs.overflow = 0;
+	coloc_graph_active = graphs.global = graphs.overflow = 0;
 	my_strict = my_global = 0;
 }
 

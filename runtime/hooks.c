@@ -6,10 +6,11 @@
  * points up reach them through interpose.c.
  */
 #include "coloc.h"
+#include "scheduler.h"
 
-#define HOOK(sym, api, since, flavor, params, args)                             \
-	COLOC_EXPORT CUresult sym params;                                       \
-	CUresult sym params                                                     \
+/* The wrapper's body, as function `name` for the slot of `sym`. */
+#define HOOK_BODY(name, sym, params, args)                                      \
+	CUresult name params                                                    \
 	{                                                                       \
 		sym##_fn real = COLOC_CAST(sym##_fn, coloc_real(SLOT_##sym));   \
 		CUresult rc;                                                    \
@@ -23,9 +24,43 @@
 		coloc_leave();                                                  \
 		return rc;                                                      \
 	}
+#define HOOK(sym, api, since, flavor, params, args) \
+	COLOC_EXPORT CUresult sym params;           \
+	HOOK_BODY(sym, sym, params, args)
+/*
+ * A latency tenant's launch, in the common case (scheduler.h): its marks
+ * around the driver's call, and nothing else, here in the wrapper; anything
+ * else (the first launch, another role, a capture open, a call from
+ * colocc) goes the general way, HOOK's.  It is the one call on a latency
+ * tenant's hot path, and issue 4 allows it 1% of a launch-bound loop, some
+ * 30 ns of a 3 us launch (docs/results.md).
+ */
+#define LAUNCH(sym, api, since, flavor, params, args)                                 \
+	static __attribute__((noinline)) HOOK_BODY(general_##sym, sym, params, args)   \
+	COLOC_EXPORT CUresult sym params;                                              \
+	CUresult sym params                                                            \
+	{                                                                              \
+		struct coloc_tenant *t =                                               \
+			__atomic_load_n(&coloc_latency_hot.self, __ATOMIC_ACQUIRE);    \
+		struct coloc_tls *me = &coloc_tls;                                     \
+		sym##_fn real = COLOC_CAST(                                            \
+			sym##_fn,                                                      \
+			__atomic_load_n(&coloc_real_slots[SLOT_##sym], __ATOMIC_ACQUIRE)); \
+		CUresult rc;                                                           \
+                                                                                       \
+		if (__builtin_expect(!t || !real || me->depth || me->lane <= 0 ||      \
+				     coloc_graph_capture_open(), 0))                   \
+			return general_##sym args;                                     \
+		coloc_latency_hot_begin(t, me->lane - 1);                              \
+		rc = real args;                                                        \
+		if (rc == CUDA_SUCCESS)                                                \
+			coloc_latency_hot_end(t);                                      \
+		return rc;                                                             \
+	}
 #define DRIVER(sym, params)
 #include "hooks.def"
 #undef HOOK
+#undef LAUNCH
 #undef DRIVER
 
 const struct coloc_slot_info coloc_slots[SLOT_COUNT] = {

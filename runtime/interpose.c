@@ -43,7 +43,7 @@
 
 typedef void *(*dlsym_fn)(void *, const char *);
 
-static void *real_slots[SLOT_COUNT];
+void *coloc_real_slots[SLOT_COUNT];
 static dlsym_fn real_dlsym_fn;
 static void *driver_handle;
 
@@ -98,17 +98,13 @@ void coloc_real_offer(enum coloc_slot slot, void *fn)
 	void *none = NULL;
 
 	if (fn)
-		__atomic_compare_exchange_n(&real_slots[slot], &none, fn, false, __ATOMIC_ACQ_REL,
+		__atomic_compare_exchange_n(&coloc_real_slots[slot], &none, fn, false, __ATOMIC_ACQ_REL,
 					    __ATOMIC_ACQUIRE);
 }
 
-void *coloc_real(enum coloc_slot slot)
+void *coloc_real_resolve(enum coloc_slot slot)
 {
-	void *fn = __atomic_load_n(&real_slots[slot], __ATOMIC_ACQUIRE);
-
-	if (fn)
-		return fn;
-	fn = coloc_driver_symbol(coloc_slots[slot].symbol);
+	void *fn = coloc_driver_symbol(coloc_slots[slot].symbol);
 	if (!fn) {
 		static bool logged[SLOT_COUNT];
 
@@ -117,7 +113,7 @@ void *coloc_real(enum coloc_slot slot)
 		return NULL;
 	}
 	coloc_real_offer(slot, fn);
-	return __atomic_load_n(&real_slots[slot], __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&coloc_real_slots[slot], __ATOMIC_ACQUIRE);
 }
 
 static int slot_by_symbol(const char *name)

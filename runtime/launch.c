@@ -66,6 +66,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 				uint64_t cost_ns)
 {
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
+	struct coloc_mark *mark = NULL;
 	CUresult rc;
 
 	if (be) {
@@ -74,7 +75,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
-		coloc_sched_latency_launch(l->fn, l->stream, l->flavor);
+		mark = coloc_sched_latency_launch(l->fn, l->stream, l->flavor);
 	}
 	if (l->config)
 		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
@@ -89,7 +90,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 	if (be && rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor, cost_ns);
 	else if (rc == CUDA_SUCCESS)
-		coloc_sched_latency_issued(l->fn, l->stream, l->flavor);
+		coloc_sched_latency_issued(mark);
 	return rc;
 }
 

@@ -1,11 +1,14 @@
 /*
  * Policy isolate, first form: kernel- and slice-level gating.
  *
- * Latency side.  Every launch sets a flag, before it goes to the driver
- * and again after, and, when the tenant was idle, marks it busy in its
- * coordinator slot and wakes the monitor thread (a system call only on the
- * idle-to-busy edge).  How the monitor decides that the tenant is idle
- * again is COLOC_BUSY:
+ * Latency side.  Every launch, once the driver took it, sets a flag and,
+ * when the tenant was idle, marks it busy in its coordinator slot and wakes
+ * the monitor thread (a system call only on the idle-to-busy edge).  An
+ * idle tenant is also marked busy before the launch goes to the driver, so
+ * that best-effort kernels start leaving a launch call earlier; the flag
+ * after it is what the monitor's decision rests on: a launch whose flag
+ * the monitor cleared was in the driver before the monitor's wait began.
+ * How the monitor decides that the tenant is idle again is COLOC_BUSY:
  *
  *   drain   (default) it waits for the context to drain (cuCtxSynchronize,
  *           from its own thread: the application's streams are untouched)
@@ -111,6 +114,18 @@ static struct {
 	unsigned depth;       /* COLOC_BE_DEPTH */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2 };
 
+/*
+ * The device state of a process that sees one GPU, once joined: every
+ * context is on it, so launches need not ask the driver which is current
+ * (cuCtxGetCurrent at each latency launch was a measurable part of its
+ * added time; docs/results.md).  NULL with several GPUs.  Latency launches
+ * only: a launch without a current context fails, and a mark made for it
+ * is undone by the monitor's next settle.
+ */
+static struct dev_state *only_dev;
+
+struct coloc_latency_hot coloc_latency_hot;
+
 static __thread CUcontext cached_ctx;
 static __thread struct dev_state *cached_dev;
 
@@ -137,6 +152,7 @@ static struct dev_state *dev_join(CUcontext ctx)
 {
 	struct dev_state *d = NULL;
 	CUdevice dev;
+	int count = 0;
 	char bus[64], path[4200];
 
 	if (REAL(cuCtxGetDevice)(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_DEVICES)
@@ -161,6 +177,8 @@ static struct dev_state *dev_join(CUcontext ctx)
 		else
 			coloc_log(COLOC_LOG_WARN, "coordinator: GPU %d runs without coordination", dev);
 		sched.devs[dev] = d;
+		if (REAL(cuDeviceGetCount)(&count) == CUDA_SUCCESS && count == 1)
+			__atomic_store_n(&only_dev, d, __ATOMIC_RELEASE);
 	}
 	if (d && d->self && coloc_cfg.role == COLOC_ROLE_LATENCY && !sched.monitor_started) {
 		pthread_t th;
@@ -175,6 +193,13 @@ static struct dev_state *dev_join(CUcontext ctx)
 			coloc_log(COLOC_LOG_ERROR, "coordinator: no monitor thread: this latency "
 				  "tenant will look busy from its first launch on");
 		pthread_attr_destroy(&a);
+	}
+	if (d == only_dev && d->self && coloc_cfg.role == COLOC_ROLE_LATENCY &&
+	    sched.monitor_started && coloc_cfg.policy == COLOC_POLICY_ISOLATE && !sched.by_kernel &&
+	    !sched.hold_ns && !coloc_latency_hot.self) {
+		coloc_latency_hot.mark = (struct coloc_mark *)d;
+		coloc_latency_hot.launched = &d->launched;
+		__atomic_store_n(&coloc_latency_hot.self, d->self, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&sched.lock);
 	return d;
@@ -323,24 +348,18 @@ out:
 
 _Static_assert(COLOC_THREAD_LANES == COLOC_LANES, "a thread's lane indexes both");
 
-/* The device this thread's last latency launch marked, for its second mark. */
-static __thread struct dev_state *marked;
-
-/* True once membarrier took this process: launches may skip their fence. */
-static bool light_fence;
-
 /* The monitor's side of the idle mark's handshake (see the top of this file). */
 static void heavy_fence(void)
 {
 #ifdef __NR_membarrier
-	if (__atomic_load_n(&light_fence, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&coloc_latency_hot.light_fence, __ATOMIC_RELAXED)) {
 		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
 			return;
 		/*
 		 * Never seen; launches that still skip their fence are covered
 		 * only from the next mark on: say so once and stop skipping.
 		 */
-		__atomic_store_n(&light_fence, false, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&coloc_latency_hot.light_fence, false, __ATOMIC_SEQ_CST);
 		coloc_log(COLOC_LOG_WARN, "coordinator: membarrier failed after registration: "
 			  "launches fence again");
 	}
@@ -356,7 +375,7 @@ static void light_fence_setup(void)
 
 	if (cmds >= 0 && (cmds & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) &&
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
-		__atomic_store_n(&light_fence, true, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&coloc_latency_hot.light_fence, true, __ATOMIC_SEQ_CST);
 		return;
 	}
 #endif
@@ -365,16 +384,9 @@ static void light_fence_setup(void)
 }
 
 /* New work on `d`: the monitor drains again; an idle tenant turns busy. */
-static void mark_busy(struct dev_state *d)
+/* mark_busy's way when the tenant was idle: wakes the monitor and the best-effort watchers. */
+static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d)
 {
-	/* Release: the driver's own writes of a launch come before it (second mark). */
-	__atomic_store_n(&d->launched, true, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&light_fence, __ATOMIC_RELAXED))
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	else
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
-		return;
 	pthread_mutex_lock(&sched.lock);
 	if (!__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST)) {
 		d->self->busy_since_ns = now_ns();
@@ -386,18 +398,37 @@ static void mark_busy(struct dev_state *d)
 	pthread_mutex_unlock(&sched.lock);
 }
 
-void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+/*
+ * After a launch reached the driver: a monitor that cleared the flag
+ * before this store waited for the launch; one that cleared it after sees
+ * it, or has marked the tenant idle and this load sees that (the file's
+ * top).  Release: the driver's own writes of the launch come before it.
+ */
+static inline void mark_busy(struct dev_state *d)
 {
-	struct dev_state *d = current_dev();
+	__atomic_store_n(&d->launched, true, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&coloc_latency_hot.light_fence, __ATOMIC_RELAXED))
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
+		mark_busy_from_idle(d);
+}
+
+struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
+					       enum coloc_stream_flavor flavor)
+{
+	struct dev_state *d = __atomic_load_n(&only_dev, __ATOMIC_ACQUIRE);
 	int lane = fn ? coloc_thread_lane() : -1;
 
 	if (fn) /* a graph (no fn) is counted as one by the caller */
 		coloc_stat_original_launch(lane);
-	marked = NULL;
-	if (!d || !d->self)
-		return;
+	if (!d && !(d = current_dev()))
+		return NULL;
+	if (!d->self)
+		return NULL;
 	if (coloc_cfg.policy == COLOC_POLICY_FILL && fn && is_comm(fn))
-		return; /* the GPU is not busy with computation: best-effort work may fill it */
+		return NULL; /* the GPU is not busy with computation: best-effort work may fill it */
 	if (sched.by_kernel)
 		note_stream(d, stream, flavor);
 	/* In this thread's lane (coord.h). */
@@ -408,26 +439,22 @@ void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_strea
 	/* Only a hold reads it (settle): without one, a launch reads no clock. */
 	if (sched.hold_ns)
 		__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
-	mark_busy(d);
-	marked = d;
+	/* Early, for the best-effort tenants only: mark_busy after the launch decides. */
+	if (!__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
+		mark_busy_from_idle(d);
+	return (struct coloc_mark *)d;
 }
 
-/*
- * Once more after the launch: a monitor that drained the context between
- * the mark and the launch reaching the driver saw nothing to wait for, and
- * must not leave the tenant idle while its work runs.
- */
-void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor)
+void coloc_sched_latency_from_idle(struct coloc_mark *m)
 {
-	struct dev_state *d = marked;
+	mark_busy_from_idle((struct dev_state *)m);
+}
 
-	(void)fn;
-	(void)stream;
-	(void)flavor;
-	/* The first mark's device, without asking the driver again: one atomic in the common case. */
-	marked = NULL;
-	if (d)
-		mark_busy(d);
+/* The same launch, in the driver now (see mark_busy). */
+void coloc_sched_latency_issued(struct coloc_mark *m)
+{
+	if (m)
+		mark_busy((struct dev_state *)m);
 }
 
 /*
@@ -727,9 +754,11 @@ static void after_fork_child(void)
 	for (int i = 0; i < MAX_DEVICES; i++)
 		sched.devs[i] = NULL;
 	sched.monitor_started = 0;
-	light_fence = false; /* the child registers its own when its monitor starts */
+	coloc_latency_hot.light_fence = false; /* the child registers its own when its monitor starts */
 	cached_ctx = NULL;
 	cached_dev = NULL;
+	only_dev = NULL;
+	coloc_latency_hot.self = NULL;
 }
 
 __attribute__((constructor)) static void sched_init(void)

@@ -21,11 +21,57 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
 /*
  * A latency tenant is about to launch `fn` on `stream` of the current
  * context (`fn` NULL: a graph).  Under policy fill, its communication
- * kernels (NCCL's) do not make it busy.
+ * kernels (NCCL's) do not make it busy.  Returns what the second mark
+ * needs, NULL when there is none to make.
  */
-void coloc_sched_latency_launch(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
-/* The same launch, after the driver took it (no counting): closes the race with the monitor. */
-void coloc_sched_latency_issued(CUfunction fn, CUstream stream, enum coloc_stream_flavor flavor);
+struct coloc_mark;
+struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
+					       enum coloc_stream_flavor flavor);
+/* The same launch, after the driver took it: the mark the monitor's idle decision rests on. */
+void coloc_sched_latency_issued(struct coloc_mark *m);
+/*
+ * A latency launch's common case, inline in the exported wrappers
+ * (hooks.c): the process sees one GPU, its tenant slot is joined, policy
+ * isolate with COLOC_BUSY=drain and no hold.  `self` is NULL until then,
+ * and the functions above do the rest.  Issue 4 allows a latency launch
+ * 1% of a launch-bound loop, some 30 ns of a 3 us launch.
+ */
+struct coloc_latency_hot {
+	struct coloc_tenant *self; /* published last, with release */
+	struct coloc_mark *mark;   /* the device's state, as coloc_sched_latency_launch gives it */
+	bool *launched;            /* the flag the monitor clears (sched.c) */
+	bool light_fence;          /* the monitor fences for both sides (membarrier) */
+};
+extern struct coloc_latency_hot coloc_latency_hot;
+/* The idle-to-busy edge of the device `m` names: wakes the monitor and best-effort watchers. */
+void coloc_sched_latency_from_idle(struct coloc_mark *m);
+
+/*
+ * The common case's marks around the driver's launch, for `t` from
+ * coloc_latency_hot.self and the calling thread's lane (coloc_tls.lane - 1,
+ * at least 0).  Before: the thread's counter lanes, and an idle tenant
+ * marked busy early, for the best-effort tenants only.  After (sched.c's
+ * mark_busy says why): the flag the monitor's decision rests on.
+ */
+static inline void coloc_latency_hot_begin(struct coloc_tenant *t, int lane)
+{
+	coloc_lane_add(&coloc_original_lanes[lane * COLOC_LANE_STRIDE]);
+	coloc_lane_add(&t->launch_lanes[lane]);
+	if (!__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
+		coloc_sched_latency_from_idle(coloc_latency_hot.mark);
+}
+
+static inline void coloc_latency_hot_end(struct coloc_tenant *t)
+{
+	__atomic_store_n(coloc_latency_hot.launched, true, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&coloc_latency_hot.light_fence, __ATOMIC_RELAXED))
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
+		coloc_sched_latency_from_idle(coloc_latency_hot.mark);
+}
+
 /*
  * Around each best-effort kernel or slice put on `stream`: begin waits
  * until this process's earlier ones on the same GPU that may still be
@@ -71,8 +117,12 @@ bool coloc_sched_latency_busy(struct coloc_segment *s, uint64_t *since_ns);
 
 /* ---- graph.c: stream capture and graph launches */
 
-/* True while a stream capture is open in this process (one atomic load). */
-bool coloc_graph_capture_open(void);
+extern unsigned coloc_graph_active; /* graph.c: captures open */
+/* True while a stream capture is open in this process (one load). */
+static inline bool coloc_graph_capture_open(void)
+{
+	return __atomic_load_n(&coloc_graph_active, __ATOMIC_SEQ_CST) != 0;
+}
 /*
  * True when the calling thread may not synchronize or query streams and
  * events now: it opened a global or thread-local capture, or another
