@@ -24,7 +24,9 @@
  *
  * Before anything of a best-effort launch goes to the GPU, and before each
  * slice, sched.c holds the launching thread while a latency tenant of the
- * GPU has work in flight; a latency launch tells the coordinator first.
+ * GPU has work in flight; a latency launch tells the coordinator before
+ * and after it goes to the driver (sched.c; in the common case inline in
+ * the exported wrapper, hooks.c).
  * A persistent kernel that already runs is stopped by preempt.c when the
  * latency tenant turns busy, and resumed by helpers when it is idle.
  */

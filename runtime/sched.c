@@ -1,14 +1,15 @@
 /*
  * Policy isolate, first form: kernel- and slice-level gating.
  *
- * Latency side.  Every launch, once the driver took it, sets a flag and,
- * when the tenant was idle, marks it busy in its coordinator slot and wakes
- * the monitor thread (a system call only on the idle-to-busy edge).  An
- * idle tenant is also marked busy before the launch goes to the driver, so
- * that best-effort kernels start leaving a launch call earlier; the flag
- * after it is what the monitor's decision rests on: a launch whose flag
- * the monitor cleared was in the driver before the monitor's wait began.
- * How the monitor decides that the tenant is idle again is COLOC_BUSY:
+ * Latency side.  Every launch sets a flag before it goes to the driver and
+ * again once the driver took it and, when the tenant was idle, marks it
+ * busy in its coordinator slot and wakes the monitor thread (a system call
+ * only on the idle-to-busy edge).  The first store keeps the tenant busy
+ * while a launch is in the driver and marks an idle one busy a launch call
+ * earlier; the second is what the monitor's decision rests on: a launch
+ * whose second store the monitor cleared was in the driver before the
+ * monitor's wait began.  How the monitor decides that the tenant is idle
+ * again is COLOC_BUSY:
  *
  *   drain   (default) it waits for the context to drain (cuCtxSynchronize,
  *           from its own thread: the application's streams are untouched)
@@ -30,14 +31,17 @@
  * tenant only counts as busy a little longer, never launches slower.
  *
  * Either way COLOC_HOLD_US must also have passed since the last launch.
- * The flag is checked again after the idle mark, so a launch racing with
- * it leaves the tenant busy: the launch stores the flag and then loads the
- * busy mark, the monitor stores the idle mark and then loads the flag, and
- * one of them must see the other's store.  That needs a full barrier on
+ * The flag is checked again before the idle mark is published, so a launch
+ * racing with it leaves the tenant busy: the launch stores the flag and
+ * then loads the monitor's `idling` word and the busy mark, the monitor
+ * stores `idling` and then loads the flag, and one of them must see the
+ * other's store; the idle mark itself is published under the lock a
+ * launch that saw `idling` takes, so other processes never read an idle
+ * mark that is taken back.  That needs a full barrier on
  * both sides; the launch is the hot one (issue 4's 1% of a 3 us launch is
  * 30 ns), so where Linux has membarrier the monitor pays for both
  * (MEMBARRIER_CMD_PRIVATE_EXPEDITED makes every running thread of the
- * process pass a barrier) and a launch costs a plain store and load, no
+ * process pass a barrier) and a launch costs plain stores and loads, no
  * locked instruction.  Without membarrier both sides fence.
  *
  * Best-effort side.  Before a kernel, or each slice of a sliced kernel,
@@ -96,6 +100,7 @@ struct dev_state {
 	struct coloc_segment *seg;
 	struct coloc_tenant *self;
 	bool launched;             /* a latency launch since the monitor cleared it */
+	bool idling;               /* the monitor is deciding to mark the tenant idle */
 	uint64_t last_launch_ns;
 	/* COLOC_BUSY=kernel: the streams it launched on; appended under sched.lock. */
 	CUstream streams[MAX_STREAMS];
@@ -194,11 +199,12 @@ static struct dev_state *dev_join(CUcontext ctx)
 				  "tenant will look busy from its first launch on");
 		pthread_attr_destroy(&a);
 	}
-	if (d == only_dev && d->self && coloc_cfg.role == COLOC_ROLE_LATENCY &&
+	if (d && d == only_dev && d->self && coloc_cfg.role == COLOC_ROLE_LATENCY &&
 	    sched.monitor_started && coloc_cfg.policy == COLOC_POLICY_ISOLATE && !sched.by_kernel &&
 	    !sched.hold_ns && !coloc_latency_hot.self) {
 		coloc_latency_hot.mark = (struct coloc_mark *)d;
 		coloc_latency_hot.launched = &d->launched;
+		coloc_latency_hot.idling = &d->idling;
 		__atomic_store_n(&coloc_latency_hot.self, d->self, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&sched.lock);
@@ -383,7 +389,6 @@ static void light_fence_setup(void)
 		  "launch fences");
 }
 
-/* New work on `d`: the monitor drains again; an idle tenant turns busy. */
 /* mark_busy's way when the tenant was idle: wakes the monitor and the best-effort watchers. */
 static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d)
 {
@@ -411,7 +416,9 @@ static inline void mark_busy(struct dev_state *d)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
+	/* `idling` first: cleared only after the idle mark is published (settle). */
+	if (__atomic_load_n(&d->idling, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
 		mark_busy_from_idle(d);
 }
 
@@ -439,7 +446,8 @@ struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
 	/* Only a hold reads it (settle): without one, a launch reads no clock. */
 	if (sched.hold_ns)
 		__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
-	/* Early, for the best-effort tenants only: mark_busy after the launch decides. */
+	/* Before the call (busy while in the driver; see the file's top): no fence. */
+	__atomic_store_n(&d->launched, true, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
 		mark_busy_from_idle(d);
 	return (struct coloc_mark *)d;
@@ -474,6 +482,7 @@ static bool streams_done(struct dev_state *d)
 /* Waits for a busy device's work to drain; marks it idle when nothing new came. */
 static void settle(struct dev_state *d)
 {
+	bool idle;
 	uint64_t last;
 	bool poll = sched.by_kernel && !__atomic_load_n(&d->unnamed, __ATOMIC_RELAXED);
 
@@ -486,7 +495,10 @@ static void settle(struct dev_state *d)
 		sleep_ns(poll ? POLL_PAUSE_NS : SETTLE_PAUSE_NS);
 		return;
 	}
-	/* Launches from here on are seen below; those before are waited for. */
+	/*
+	 * A launch that stores the flag from here on is seen below; one whose
+	 * second store came before was in the driver already and is waited for.
+	 */
 	(void)__atomic_exchange_n(&d->launched, false, __ATOMIC_SEQ_CST);
 	if (REAL(cuCtxSetCurrent)(d->ctx) != CUDA_SUCCESS) {
 		coloc_graph_sync_end();
@@ -517,12 +529,23 @@ static void settle(struct dev_state *d)
 		sleep_ns(poll ? POLL_PAUSE_NS : SETTLE_PAUSE_NS);
 		return;
 	}
-	__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
+	/*
+	 * The handshake runs on a word of this process, so that the idle mark
+	 * other processes read is published only once it is decided: a monitor
+	 * at idle priority can be kept off the CPU for long between two stores.
+	 * A launch that stored the flag after the exchange is seen below, or
+	 * it sees `idling` and takes the lock (mark_busy): before us, and we
+	 * see its flag; after us, and it sees the idle mark and undoes it.
+	 */
+	__atomic_store_n(&d->idling, true, __ATOMIC_SEQ_CST);
 	heavy_fence();
-	/* A launch that saw busy == 1 just before the store did not wake us. */
-	if (__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
-	else
+	pthread_mutex_lock(&sched.lock);
+	idle = !__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE);
+	if (idle)
+		__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&d->idling, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&sched.lock);
+	if (idle)
 		coloc_coord_signal(d->seg); /* best-effort watchers resume */
 }
 

@@ -21,8 +21,8 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
 /*
  * A latency tenant is about to launch `fn` on `stream` of the current
  * context (`fn` NULL: a graph).  Under policy fill, its communication
- * kernels (NCCL's) do not make it busy.  Returns what the second mark
- * needs, NULL when there is none to make.
+ * kernels (NCCL's) do not make it busy.  Returns what the mark after the
+ * call needs, NULL when there is none to make.
  */
 struct coloc_mark;
 struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
@@ -40,6 +40,7 @@ struct coloc_latency_hot {
 	struct coloc_tenant *self; /* published last, with release */
 	struct coloc_mark *mark;   /* the device's state, as coloc_sched_latency_launch gives it */
 	bool *launched;            /* the flag the monitor clears (sched.c) */
+	bool *idling;              /* set while the monitor decides to mark the tenant idle */
 	bool light_fence;          /* the monitor fences for both sides (membarrier) */
 };
 extern struct coloc_latency_hot coloc_latency_hot;
@@ -49,14 +50,16 @@ void coloc_sched_latency_from_idle(struct coloc_mark *m);
 /*
  * The common case's marks around the driver's launch, for `t` from
  * coloc_latency_hot.self and the calling thread's lane (coloc_tls.lane - 1,
- * at least 0).  Before: the thread's counter lanes, and an idle tenant
- * marked busy early, for the best-effort tenants only.  After (sched.c's
- * mark_busy says why): the flag the monitor's decision rests on.
+ * at least 0).  Before: the thread's counter lanes, the flag (no fence: it
+ * keeps the tenant busy while the launch is in the driver) and an idle
+ * tenant marked busy early.  After (sched.c's mark_busy says why): the flag
+ * again, the store the monitor's decision rests on.
  */
 static inline void coloc_latency_hot_begin(struct coloc_tenant *t, int lane)
 {
 	coloc_lane_add(&coloc_original_lanes[lane * COLOC_LANE_STRIDE]);
 	coloc_lane_add(&t->launch_lanes[lane]);
+	__atomic_store_n(coloc_latency_hot.launched, true, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
 		coloc_sched_latency_from_idle(coloc_latency_hot.mark);
 }
@@ -68,7 +71,8 @@ static inline void coloc_latency_hot_end(struct coloc_tenant *t)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
+	if (__atomic_load_n(coloc_latency_hot.idling, __ATOMIC_ACQUIRE) ||
+	    !__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
 		coloc_sched_latency_from_idle(coloc_latency_hot.mark);
 }
 
