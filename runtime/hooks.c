@@ -31,11 +31,12 @@
  * A latency tenant's launch, in the common case (scheduler.h): its marks
  * around the driver's call, and nothing else, here in the wrapper; anything
  * else (the first launch, another role, a capture open, a call from
- * colocc) goes the general way, HOOK's.  It is the one call on a latency
+ * colocc, a launch without its configuration) goes the general way,
+ * HOOK's.  It is the one call on a latency
  * tenant's hot path, and issue 4 allows it 1% of a launch-bound loop, some
  * 30 ns of a 3 us launch (docs/results.md).
  */
-#define LAUNCH(sym, api, since, flavor, params, args)                                 \
+#define LAUNCH(sym, api, since, flavor, params, args, valid)                          \
 	static __attribute__((noinline)) HOOK_BODY(general_##sym, sym, params, args)   \
 	COLOC_EXPORT CUresult sym params;                                              \
 	CUresult sym params                                                            \
@@ -49,7 +50,7 @@
 		CUresult rc;                                                           \
                                                                                        \
 		if (__builtin_expect(!t || !real || me->depth || me->lane <= 0 ||      \
-				     coloc_graph_capture_open(), 0))                   \
+				     coloc_graph_capture_open() || !(valid), 0))       \
 			return general_##sym args;                                     \
 		coloc_latency_hot_begin(t, me->lane - 1);                              \
 		rc = real args;                                                        \
