@@ -152,9 +152,12 @@ struct coloc_config {
 	 * the default), or waits on the stream between relaunches (stream: the
 	 * launch is followed by waits for the stop's gate, each followed by a
 	 * relaunch, the last with a paused worker); auto: stream when the
-	 * device's contexts are not MPS clients.  preempt.c, park_links.
+	 * device's contexts are not MPS clients; host: the launching thread
+	 * waits for the launch and relaunches it after each stop, so nothing of
+	 * a stopped kernel stays on the GPU or its stream.  preempt.c,
+	 * park_links; launch.c, ptb_hold.
 	 */
-	enum coloc_park { COLOC_PARK_WORKER, COLOC_PARK_STREAM, COLOC_PARK_AUTO } park;
+	enum coloc_park { COLOC_PARK_WORKER, COLOC_PARK_STREAM, COLOC_PARK_AUTO, COLOC_PARK_HOST } park;
 	unsigned park_links;    /* COLOC_PARK_LINKS (default 8; launch.c adds to it) */
 	bool profile;           /* COLOC_PROFILE (default 1): COLOC_FORM=auto measures and picks */
 	/* COLOC_MEM_BUDGET, COLOC_MEM_RESERVE: bytes, or per mille of the device's memory. */
@@ -242,6 +245,7 @@ enum coloc_stat {
 	STAT_LAUNCH_UNTIMED,    /* best-effort launches with no estimate */
 	STAT_PARK_BROKEN,       /* persistent launches whose waits or relaunches were refused */
 	STAT_PARK_EXHAUSTED,    /* ... stopped more often than they had relaunches */
+	STAT_HOLD_RELAUNCHES,   /* relaunches of stopped kernels by their threads (COLOC_PARK=host) */
 	STAT_COUNT
 };
 

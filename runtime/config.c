@@ -25,9 +25,11 @@
  *                            again later, instead of finishing them; every barrier costs
  *                            time then (default 1; an AOT cache made without it is used
  *                            as it is; docs/passes.md)
- *   COLOC_PARK=worker|stream|auto   how a stopped persistent kernel holds its stream: a
- *                            paused worker on the GPU (default), or waits on the stream for
- *                            the stop's clear between relaunches; auto: stream where the
+ *   COLOC_PARK=worker|stream|host|auto   how a stopped persistent kernel holds its
+ *                            stream: a paused worker on the GPU (default), waits on the
+ *                            stream for the stop's clear between relaunches, or (host) the
+ *                            launching thread, which returns once every block is done and
+ *                            relaunches the kernel after each stop; auto: stream where the
  *                            device's contexts are not MPS clients (preempt.c, park_links)
  *   COLOC_PARK_LINKS=N       with stream: relaunches behind waits per launch, 1 to 64
  *                            (default 8), plus one per 250 us the form was measured to take
@@ -146,6 +148,7 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_LAUNCH_UNTIMED] = "launches_untimed",
 	[STAT_PARK_BROKEN] = "park_chains_broken",
 	[STAT_PARK_EXHAUSTED] = "park_links_exhausted",
+	[STAT_HOLD_RELAUNCHES] = "hold_relaunches",
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n)
@@ -637,8 +640,10 @@ __attribute__((constructor)) static void coloc_init(void)
 			coloc_cfg.park = COLOC_PARK_WORKER;
 		} else if (strcmp(s, "stream") == 0) {
 			coloc_cfg.park = COLOC_PARK_STREAM;
+		} else if (strcmp(s, "host") == 0) {
+			coloc_cfg.park = COLOC_PARK_HOST;
 		} else {
-			coloc_log(COLOC_LOG_ERROR, "COLOC_PARK='%s' is not auto, worker or stream; "
+			coloc_log(COLOC_LOG_ERROR, "COLOC_PARK='%s' is not auto, worker, stream or host; "
 				  "colocc is off", s);
 			coloc_cfg.disabled = true;
 			return;

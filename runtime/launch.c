@@ -322,6 +322,42 @@ static void ptb_links(const struct launch *l, const struct coloc_kernel_info *k,
 	}
 }
 
+/*
+ * A launch held by its thread (COLOC_PARK=host): it went with park 0, so a
+ * stop lets every worker leave and the kernel end with blocks left; the
+ * thread, which would put the next work on the stream, waits for it, and
+ * relaunches it with the same control block (given-up blocks first) once
+ * no latency tenant is busy, as often as it is stopped.  Stream order
+ * holds without anything of it on the GPU or queued on the stream while
+ * it is stopped; the thread gives up the overlap of this one launch with
+ * the work it would launch next.  A driver error ends the wait, logged:
+ * work after the launch may then start before its blocks are done.
+ */
+static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wgrid,
+		     struct params *p, struct coloc_ptb_slot *slot, uint64_t total)
+{
+	uint64_t relaunches = 0;
+	uint32_t done = 0;
+	CUresult rc;
+
+	while ((rc = coloc_ptb_hold_done(slot, &done)) == CUDA_SUCCESS && done < total) {
+		coloc_sched_issue_begin(true, 0);
+		rc = launch_variant(l, fn, wgrid, p->ptr);
+		if (rc != CUDA_SUCCESS)
+			break;
+		coloc_ptb_hold_again(slot, l->stream, l->flavor);
+		coloc_sched_issue_end(l->stream, l->flavor, 0);
+		relaunches++;
+	}
+	coloc_ptb_hold_end(slot);
+	if (relaunches)
+		coloc_stat_add(STAT_HOLD_RELAUNCHES, relaunches);
+	if (rc != CUDA_SUCCESS)
+		coloc_log(COLOC_LOG_ERROR, "preemption: a held persistent launch failed (error %d, "
+			  "%u of %llu blocks done); work after it on its stream may start before "
+			  "its blocks are done", rc, done, (unsigned long long)total);
+}
+
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 			struct coloc_kernel_fns *fns, unsigned workers, unsigned batch,
 			struct coloc_probe *probe, struct coloc_turn_ref turns, uint64_t estimate_ns,
@@ -380,7 +416,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		slot.links = links_for(slot.links, estimate_ns);
 	v.control = slot.control;
 	v.stop = slot.stop;
-	v.park = slot.links ? 0 : slot.park;
+	v.park = slot.links || slot.hold ? 0 : slot.park;
 	v.slot_base = 0;
 	v.batch = batch;
 	/* A ring too small for the launch's workers and a helper's: no block is given up. */
@@ -408,6 +444,8 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset, base_offset);
 	if (rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor, 0);
+	if (rc == CUDA_SUCCESS && slot.hold)
+		ptb_hold(l, fn, wgrid, &p, &slot, blocks_of(l->grid));
 	if (rc != CUDA_SUCCESS) {
 		*why = "the driver refused its persistent form";
 		return CUDA_ERROR_NOT_SUPPORTED;

@@ -87,6 +87,8 @@ struct record {
 	uint64_t seq;           /* launch order in its context */
 	struct coloc_turn_ref turns; /* where its stops are counted (profile.c) */
 	unsigned links;         /* relaunches behind waits on its stream (0: paused worker) */
+	bool held;              /* its launching thread relaunches it (COLOC_PARK=host) */
+	bool holding;           /* ... and is still at it: the record is not free */
 	unsigned stops;         /* stops that found it started and not done */
 };
 
@@ -114,6 +116,7 @@ struct ctx_state {
 				   none */
 	CUdeviceptr host_dev;   /* the device's address of host[0] */
 	unsigned links;         /* parked on the stream: relaunches per launch (park_links) */
+	bool hold;              /* launching threads hold their stopped kernels (COLOC_PARK=host) */
 	/*
 	 * Stops go through STOP_STREAMS streams at once, read backs through one
 	 * of them: a stream can share a hardware queue with a kernel of the
@@ -313,6 +316,10 @@ static struct ctx_state *state_new(CUcontext ctx)
 		if (s->redo)
 			REAL(cuMemFree_v2)(s->redo);
 		s->redo = 0;
+	} else if (coloc_cfg.park == COLOC_PARK_HOST && !coloc_share_units()) {
+		s->hold = true;
+		coloc_log(COLOC_LOG_INFO, "preemption: a stopped persistent kernel is held by the "
+			  "thread that launched it, which relaunches it (COLOC_PARK=host)");
 	} else {
 		s->links = park_links(s);
 	}
@@ -347,6 +354,8 @@ static struct ctx_state *state_for_current(void)
 /* True when the record's kernel is known complete; its slot can be reused. */
 static bool record_complete(struct record *r)
 {
+	if (r->holding)
+		return false;
 	if (r->live && REAL(cuEventQuery)(r->done) == CUDA_SUCCESS) {
 		r->live = false;
 		free(r->packed);
@@ -521,9 +530,56 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	 * the record finds it zeroed.
 	 */
 	slot->redo = s->redo ? s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES : 0;
-	slot->park = s->seg ? 1 : 0; /* without a watcher, nobody would resume it */
+	slot->hold = s->seg && s->hold;
+	slot->park = s->seg && !slot->hold ? 1 : 0; /* without a watcher, nobody would resume it */
 	slot->links = s->seg ? s->links : 0;
 	return 0;
+}
+
+CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done)
+{
+	struct ctx_state *s = slot->state;
+	uint32_t hdr[4];
+	CUresult rc = REAL(cuEventSynchronize)(s->rec[slot->record].done);
+
+	/* After the launch's end: the header as it left it (the legacy stream waits for it). */
+	if (rc == CUDA_SUCCESS)
+		rc = REAL(cuMemcpyDtoH_v2)(hdr, slot->control, sizeof(hdr));
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	*done = hdr[1];
+	/*
+	 * Blocks left: it was stopped.  A relaunch before the watcher clears
+	 * the stop would only leave at once: wait for the clear.
+	 */
+	if (*done < s->rec[slot->record].total) {
+		struct timespec pause = { 0, 20000 };
+
+		while (__atomic_load_n(&s->stopped, __ATOMIC_ACQUIRE))
+			nanosleep(&pause, NULL);
+	}
+	return CUDA_SUCCESS;
+}
+
+void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
+			  enum coloc_stream_flavor flavor)
+{
+	struct ctx_state *s = slot->state;
+	struct record *r = &s->rec[slot->record];
+
+	pthread_mutex_lock(&s->lock);
+	if (event_record(r->done, stream, flavor) == CUDA_SUCCESS)
+		r->live = true;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot)
+{
+	struct ctx_state *s = slot->state;
+
+	pthread_mutex_lock(&s->lock);
+	s->rec[slot->record].holding = false;
+	pthread_mutex_unlock(&s->lock);
 }
 
 CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
@@ -545,7 +601,7 @@ bool coloc_ptb_parks_on_stream(void)
 	if (coloc_cfg.park == COLOC_PARK_WORKER)
 		return false;
 	s = state_for_current();
-	return s && s->seg && s->ring && s->links;
+	return s && s->seg && s->ring && (s->links || s->hold);
 }
 
 void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
@@ -556,7 +612,28 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 	struct ctx_state *s = slot->state;
 	struct record *r = &s->rec[slot->record];
 
-	if (launched && slot->park) {
+	if (launched && slot->hold) {
+		/* No helper: the launching thread relaunches it (coloc_ptb_hold_done). */
+		r->fn = fn;
+		r->workers = workers;
+		r->block = block;
+		r->shmem = shmem;
+		r->total = total;
+		r->helpers = 0;
+		r->tail_seen = 0;
+		r->seq = ++s->seq;
+		r->turns = slot->turns;
+		r->links = 0;
+		r->stops = 0;
+		r->held = r->holding = true;
+		if (event_record(r->done, stream, flavor) == CUDA_SUCCESS)
+			r->live = true;
+		else
+			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
+				  "it is not stopped");
+		s->rec_next = (unsigned)(slot->record + 1) % RECORDS;
+	} else if (launched && slot->park) {
+		r->held = false;
 		r->packed = malloc(packed_size);
 		if (r->packed)
 			memcpy(r->packed, packed, packed_size);
@@ -1078,7 +1155,8 @@ static void resume_all(struct ctx_state *s)
 	for (unsigned i = 0; i < RECORDS; i++) {
 		unsigned j = n++;
 
-		if (record_complete(&s->rec[i]) || REAL(cuEventQuery)(s->rec[i].pre) != CUDA_SUCCESS) {
+		if (s->rec[i].held || record_complete(&s->rec[i]) ||
+		    REAL(cuEventQuery)(s->rec[i].pre) != CUDA_SUCCESS) {
 			n--;
 			continue;
 		}

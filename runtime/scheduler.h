@@ -170,6 +170,13 @@ struct coloc_ptb_slot {
 	 * same parameters, park 0 but for the last (`park`); 0: one launch.
 	 */
 	unsigned links;
+	/*
+	 * Held by the launching thread (COLOC_PARK=host): the launch goes with
+	 * park 0, and the caller waits with coloc_ptb_hold_done and relaunches
+	 * with coloc_ptb_hold_again until every block is done, then calls
+	 * coloc_ptb_hold_end.
+	 */
+	bool hold;
 };
 
 /* Blocks a launch's redo ring holds: twice its workers (its own and a helper's) at most. */
@@ -204,9 +211,20 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
 			enum coloc_stream_flavor flavor);
 /*
- * True when the current context's stopped persistent kernels wait on their
- * stream rather than keep a paused worker on the GPU (COLOC_PARK): only
- * then may the profiler pick persistent forms under time-slicing.
+ * COLOC_PARK=host, after coloc_ptb_end: waits for the launch (or its last
+ * relaunch) to end and gives the blocks its control block counts done.
+ */
+CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done);
+/* After a relaunch on `stream` with the same control block: tracked again. */
+void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
+			  enum coloc_stream_flavor flavor);
+/* Every block done (or given up on): the record is the watcher's again. */
+void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot);
+/*
+ * True when the current context's stopped persistent kernels leave nothing
+ * on the GPU: they wait on their stream, or their launching thread holds
+ * them (COLOC_PARK): only then may the profiler pick persistent forms
+ * under time-slicing.
  */
 bool coloc_ptb_parks_on_stream(void);
 

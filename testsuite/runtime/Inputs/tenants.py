@@ -58,6 +58,12 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         yet; the last with park 1); stopped, its workers leave, and the
         helper or the next relaunch finishes it once the stop is cleared
   preempt-stream-restart  as preempt-stream, with COLOC_RESTART=1
+  preempt-host  as preempt-stream, with COLOC_PARK=host: the launch goes with
+        park 0 and nothing follows it on its stream; stopped, its workers
+        leave and the kernel ends with blocks left, and the launching thread,
+        which waits for it, relaunches it once the stop is cleared
+  preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+        (both write the best-effort tenant's statistics to RUN_DIR/be-stats.json)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -115,7 +121,13 @@ if mode.startswith("preempt"):
         # Time-slicing: a stopped kernel waits on its stream, not on the GPU;
         # 1 + 24 relaunches (it is not measured yet).
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="auto", COLOC_PARK_LINKS="1")
-    if mode in ("preempt-restart", "preempt-stream-restart"):
+    if mode in ("preempt-host", "preempt-host-restart"):
+        # Time-slicing: a stopped kernel is held by its launching thread.
+        # Its relaunch is, like the launch, a kernel on the application's
+        # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
+        be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="host", COLOC_FAKE_RESIDENT_US="800000")
+        be_env["COLOC_STATS_FILE"] = os.path.join(run_dir, "be-stats.json")
+    if mode in ("preempt-restart", "preempt-stream-restart", "preempt-host-restart"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
     start = time.time()
@@ -151,7 +163,8 @@ if mode.startswith("preempt"):
             subprocess.run([app, ptx], stdout=subprocess.DEVNULL, env=lat_env, check=True)
     time.sleep(0.3)
     seen = status("stopped-and-resumed")
-    if mode in ("preempt-restart", "preempt-stuck", "preempt-stream-restart"):
+    if mode in ("preempt-restart", "preempt-stuck", "preempt-stream-restart",
+                "preempt-host-restart"):
         # A stop ends when every block taken is done or given up (in the redo
         # ring); counted as still running, it would last until the watcher's
         # 200 ms deadline.
