@@ -593,6 +593,16 @@ CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
 				       REAL(cuStreamWaitValue32_v2)(stream, gate, 0, 1);
 }
 
+bool coloc_ptb_holds(void)
+{
+	struct ctx_state *s;
+
+	if (coloc_cfg.park != COLOC_PARK_HOST)
+		return false;
+	s = state_for_current();
+	return s && s->seg && s->ring && s->hold;
+}
+
 bool coloc_ptb_parks_on_stream(void)
 {
 	struct ctx_state *s;

@@ -220,6 +220,8 @@ void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
 			  enum coloc_stream_flavor flavor);
 /* Every block done (or given up on): the record is the watcher's again. */
 void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot);
+/* True when the current context's persistent launches are held by their threads. */
+bool coloc_ptb_holds(void);
 /*
  * True when the current context's stopped persistent kernels leave nothing
  * on the GPU: they wait on their stream, or their launching thread holds
