@@ -32,6 +32,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture.h"
 #include "pass.h"
@@ -322,8 +323,18 @@ static void ptb_links(const struct launch *l, const struct coloc_kernel_info *k,
 	}
 }
 
+static uint64_t hold_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* COLOC_PARK=host: persistent launches measured shorter than this go sliced. */
 #define HOLD_MIN_NS 500000u
+/* ... and a held launch that gets no block done for this long is let go (logged). */
+#define HOLD_STALL_NS 60000000000ull
 
 /*
  * A launch held by its thread (COLOC_PARK=host): it went with park 0, so a
@@ -339,11 +350,19 @@ static void ptb_links(const struct launch *l, const struct coloc_kernel_info *k,
 static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wgrid,
 		     struct params *p, struct coloc_ptb_slot *slot, uint64_t total)
 {
-	uint64_t relaunches = 0;
-	uint32_t done = 0;
+	uint64_t relaunches = 0, progress_ns = hold_now_ns();
+	uint32_t done = 0, seen = 0;
 	CUresult rc;
 
 	while ((rc = coloc_ptb_hold_done(slot, &done)) == CUDA_SUCCESS && done < total) {
+		/* Stopped again and again with no block done is no reason to hang: a minute. */
+		if (done != seen) {
+			seen = done;
+			progress_ns = hold_now_ns();
+		} else if (hold_now_ns() - progress_ns > HOLD_STALL_NS) {
+			rc = CUDA_ERROR_LAUNCH_TIMEOUT;
+			break;
+		}
 		coloc_sched_issue_begin(true, 0);
 		rc = launch_variant(l, fn, wgrid, p->ptr);
 		if (rc != CUDA_SUCCESS)
@@ -356,9 +375,11 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 	if (relaunches)
 		coloc_stat_add(STAT_HOLD_RELAUNCHES, relaunches);
 	if (rc != CUDA_SUCCESS)
-		coloc_log(COLOC_LOG_ERROR, "preemption: a held persistent launch failed (error %d, "
+		coloc_log(COLOC_LOG_ERROR, "preemption: a held persistent launch %s (error %d, "
 			  "%u of %llu blocks done); work after it on its stream may start before "
-			  "its blocks are done", rc, done, (unsigned long long)total);
+			  "its blocks are done",
+			  rc == CUDA_ERROR_LAUNCH_TIMEOUT ? "got no block done for a minute" : "failed",
+			  rc, done, (unsigned long long)total);
 }
 
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
