@@ -49,11 +49,12 @@ config.substitutions.append(("%graph_app", os.path.join(rt, "coloc_graph_app")))
 # A program under libcoloc on the fake driver, with nothing inherited from the caller's
 # COLOC_* settings; tests add COLOC_FAKE_LOG, COLOC_ROLE and the rest.
 # Coordinator segments go to the build's own directory (tests may name another), so that
-# a segment left in /dev/shm by another build or version cannot change what a test sees.
-# Emptied at each start: a segment of an older layout would only make tenants refuse it.
-rt_run_dir = os.path.join(rt, "coord")
-shutil.rmtree(rt_run_dir, ignore_errors=True)
-os.makedirs(rt_run_dir, exist_ok=True)
+# a segment left in /dev/shm by another build or version cannot change what a test sees:
+# one directory per test, %t/coord (made by libcoloc; emptied with %t where a test starts
+# with rm -rf %t, as they do: a segment of an older layout would only make tenants refuse
+# it), since lit runs tests in parallel and a latency tenant of one test, busy in a
+# segment shared with another's best-effort tenant, gates and stops that tenant's kernels
+# (control.test's and forms.test's persistent launches ran nothing under lit -j8).
 config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
                              "-u COLOC_DISABLE -u COLOC_LOG_TIME -u COLOC_LOG_FILE -u CUDA_DEVICE_MAX_CONNECTIONS -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
                              "-u COLOC_PROFILE -u COLOC_TURNAROUND_US -u COLOC_POLICY "
@@ -74,7 +75,7 @@ config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u CO
                              # persistent forms are for; tests of time-slicing set
                              # COLOC_FAKE_MPS=0.
                              "COLOC_FAKE_MPS=1 "
-                             f"COLOC_RUN_DIR={rt_run_dir} "
+                             "COLOC_RUN_DIR=%t/coord "
                              f"LD_LIBRARY_PATH={os.path.join(rt, 'fake')} "
                              f"LD_PRELOAD={os.path.join(config.colocc_obj_root, 'libcoloc.so')}"))
 config.substitutions.append(("%next_app", os.path.join(rt, "coloc_next_app")))

@@ -28,6 +28,11 @@
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
  *   --threads=N (N threads launch at once) --timed (print how long each launch call took) --sleep-ms=N (stay N ms
  *   after the launches, before synchronizing) --sync-each (synchronize the stream after every launch)
+ *   --wait=launch|sync (either or both) before the launches, or after them (before --sleep-ms
+ *                      and the synchronization): print "app: waiting before the launches" (or
+ *                      "... before synchronizing"), then read a line of standard input (or its
+ *                      end), so that a driver script decides when the program goes on; with
+ *                      either, standard output is flushed after every line
  *
  * It prints one line per step; the fake driver's log says what reached it.
  */
@@ -111,6 +116,19 @@ static void die(const char *what, CUresult rc)
 
 static void *getproc;
 static int getproc_v1;
+/* --wait: a driver script reads the lines as they come. */
+static int flush_lines;
+
+/* --wait: says so, then waits for a line of standard input or its end. */
+static void wait_stdin(const char *when)
+{
+	char line[64];
+
+	printf("app: waiting %s\n", when);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		clearerr(stdin);
+}
 
 static void *ask(const char *api, int version, cuuint64_t flags, int *status)
 {
@@ -373,6 +391,8 @@ static void *launches(void *arg)
 			       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 		else
 			printf("app: launch %d: %d\n", r, rc);
+		if (flush_lines)
+			fflush(stdout);
 		if (rc == CUDA_SUCCESS && j->sync_each)
 			rc = cu.stream_sync(NULL);
 		if (rc != CUDA_SUCCESS) {
@@ -389,7 +409,7 @@ int main(int argc, char **argv)
 	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL, *nvjitlink_lto = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
-	int device = -1, alternate = -1, late_device = -1;
+	int device = -1, alternate = -1, late_device = -1, wait_launch = 0, wait_sync = 0;
 	CUcontext ctx2 = NULL;
 	CUfunction fn2 = NULL;
 	CUdeviceptr buf2 = 0;
@@ -440,6 +460,10 @@ int main(int argc, char **argv)
 			sync_each = 1;
 		else if (!strncmp(a, "--sleep-ms=", 11))
 			sleep_ms = atoi(a + 11);
+		else if (!strcmp(a, "--wait=launch"))
+			wait_launch = flush_lines = 1;
+		else if (!strcmp(a, "--wait=sync"))
+			wait_sync = flush_lines = 1;
 		else if (!strncmp(a, "--late-device=", 14))
 			late_device = atoi(a + 14);
 		else if (!strncmp(a, "--repeat=", 9))
@@ -563,6 +587,8 @@ int main(int argc, char **argv)
 			printf("app: --threads must be 1 to 64\n");
 			return 2;
 		}
+		if (wait_launch)
+			wait_stdin("before the launches");
 		/* Several threads launch the same kernel at once: its first launch races. */
 		for (int t = 1; t < threads; t++)
 			pthread_create(&th[t], NULL, launches, &job);
@@ -572,6 +598,8 @@ int main(int argc, char **argv)
 		if (job.failed)
 			return job.failed;
 	}
+	if (wait_sync)
+		wait_stdin("before synchronizing");
 	if (sleep_ms) {
 		struct timespec t = { sleep_ms / 1000, (long)(sleep_ms % 1000) * 1000000 };
 

@@ -14,6 +14,9 @@
  *   words          reads the buffer back: "app: words: A,B,C,D"
  *   destroy        cuGraphExecDestroy and cuGraphDestroy
  *   sleep:MS
+ *   await:TEXT     waits (60 s at most) until a line of the fake driver's log
+ *                  (COLOC_FAKE_LOG) begins with TEXT: another thread's call, made
+ *                  when that thread gets the CPU (CUDA_ERROR_NOT_READY if not)
  *
  * After "-", one step per line of standard input, so that a driver script
  * can interleave them with another tenant.  One line per step:
@@ -25,6 +28,8 @@
 #include <time.h>
 
 #include "cuda_abi.h"
+
+#define AWAIT_MS 60000
 
 CUresult cuInit(unsigned flags);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
@@ -80,6 +85,39 @@ static char *read_file(const char *path)
 	return text;
 }
 
+/* Whether a line of the file at `path` begins with `text`. */
+static int logged(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && getline(&line, &cap, f) >= 0)
+		found = !strncmp(line, text, strlen(text));
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static CUresult await_log(const char *text)
+{
+	const char *path = getenv("COLOC_FAKE_LOG");
+	double deadline = now_ms() + AWAIT_MS;
+	struct timespec t = { 0, 5000000 };
+
+	if (!path || !*path)
+		return CUDA_ERROR_INVALID_VALUE;
+	while (!logged(path, text)) {
+		if (now_ms() > deadline)
+			return CUDA_ERROR_NOT_READY;
+		nanosleep(&t, NULL);
+	}
+	return CUDA_SUCCESS;
+}
+
 static CUresult step(const char *s)
 {
 	unsigned w, v;
@@ -121,6 +159,8 @@ static CUresult step(const char *s)
 
 		return rc ? rc : cuGraphDestroy(graph);
 	}
+	if (!strncmp(s, "await:", 6))
+		return await_log(s + 6);
 	if (sscanf(s, "sleep:%u", &v) == 1) {
 		struct timespec t = { (time_t)(v / 1000), (long)(v % 1000) * 1000000 };
 

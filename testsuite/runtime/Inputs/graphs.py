@@ -4,10 +4,12 @@
 usage: graphs.py DIR GRAPH_APP PTX COLOCCTL
 
 The latency tenant captures a graph of one kernel (global mode): the capture
-must not make it busy.  Its graph launch must (the kernel takes 600 ms on the
-fake GPU).  A best-effort tenant then captures its own graph without waiting
-(captured launches are not gated) and launches it: the launch must wait for
-the latency tenant's graph (at least 300 ms), and be counted.
+must not make it busy.  Its graph launch must (the kernel runs on the fake
+GPU until the harness ends it, 1 s after the best-effort tenant's graph
+launch began: COLOC_FAKE_KERNEL_HOLD).  A best-effort tenant then captures
+its own graph without waiting (captured launches are not gated) and launches
+it: the launch must wait for the latency tenant's graph (at least 300 ms),
+and be counted.  Nothing depends on how long the tenants take to start.
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 """
@@ -15,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 sys.stdout.reconfigure(line_buffering=True)
 run_dir, app, ptx, colocctl = sys.argv[1:5]
@@ -32,12 +35,15 @@ def start(role, **extra):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
-def steps(p, *names):
-    """Runs the steps; returns the milliseconds the last one took."""
+def steps(p, *names, sent=False):
+    """Runs the steps (the first already sent, with SENT); returns the milliseconds
+    the last one took."""
     ms = 0
     for name in names:
-        p.stdin.write(name + "\n")
-        p.stdin.flush()
+        if not sent:
+            p.stdin.write(name + "\n")
+            p.stdin.flush()
+        sent = False
         while True:
             line = p.stdout.readline()
             print(line, end="")
@@ -50,14 +56,21 @@ def steps(p, *names):
     return ms
 
 
-latency = start("latency", COLOC_FAKE_KERNEL_US="600000")
+hold = os.path.join(run_dir, "kernel-hold")
+os.makedirs(run_dir, exist_ok=True)
+open(hold, "w").close()
+latency = start("latency", COLOC_FAKE_KERNEL_US="600000", COLOC_FAKE_KERNEL_HOLD=hold)
 steps(latency, "begin:global", "launch", "end")
 status("captured")
 steps(latency, "graph")
 status("launched")
 best = start("best-effort")
 captured = steps(best, "begin:global", "launch", "end")
-took = steps(best, "graph")
+best.stdin.write("graph\n")
+best.stdin.flush()
+time.sleep(1.0)  # its graph launch waits meanwhile
+os.remove(hold)
+took = steps(best, "graph", sent=True)
 print("best-effort capture waited:", "no" if captured < 150 else f"YES ({captured} ms)")
 print("best-effort graph waited:", "yes" if took >= 300 else f"NO ({took} ms)")
 steps(best, "sync", "words")

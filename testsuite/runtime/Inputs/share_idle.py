@@ -8,6 +8,9 @@ in each form, from the fake driver's log.
 
 usage: share_idle.py DIR CACHE APP PTX COLOCCTL
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
+The latency tenant's kernel runs until the best-effort run beside it is done
+(COLOC_FAKE_KERNEL_HOLD): however long that run takes to start on a loaded
+machine, its launches come while the latency tenant is busy.
 """
 import os
 import re
@@ -31,12 +34,15 @@ def forms(tag):
           f", original {len(re.findall(r'^cuLaunchKernel fn=scale ', text, re.M))}")
 
 
+hold = os.path.join(run_dir, "kernel-hold")
+open(hold, "w").close()
 latency = subprocess.Popen([app, ptx], stdout=subprocess.DEVNULL,
-                           env=dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="2000000"))
-deadline = time.time() + 10
+                           env=dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_HOLD=hold))
+deadline = time.time() + 30
 while time.time() < deadline and not re.search(r"\blatency\s+busy\b", subprocess.run(
         [colocctl, "status"], env=env, capture_output=True, text=True).stdout):
     time.sleep(0.01)
 forms("busy")
+os.remove(hold)
 latency.wait()
 forms("idle")

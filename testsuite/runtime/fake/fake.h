@@ -148,6 +148,8 @@ struct fake_state {
 	/* COLOC_FAKE_KERNEL_US and _BLOCK_US: each launch keeps the "GPU" busy after
 	 * the work before it; synchronization calls sleep until then. */
 	uint64_t busy_until_ns;
+	/* A kernel was launched: COLOC_FAKE_KERNEL_HOLD keeps the "GPU" busy from then on. */
+	bool launched;
 };
 
 extern struct fake_state fake;
@@ -163,12 +165,16 @@ CUresult fake_end(struct coloc_buf *line, CUresult rc);
 void fake_log_write(struct coloc_buf *line);
 CUresult fake_need_init(void);
 void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant);
+/* Where new work starts on the time line (COLOC_FAKE_GAPLESS); under the lock. */
+uint64_t fake_gpu_now(void);
 /* CLOCK_MONOTONIC in ns: the simulated GPU's time line. */
 uint64_t fake_now_ns(void);
 /* Sleeps, unlocked, until the simulated GPU reaches `until`; passes rc on. */
 CUresult fake_sleep_until(uint64_t until, CUresult rc);
 /* After a synchronization call's log line: waits until the GPU is idle. */
 CUresult fake_wait_idle(CUresult rc);
+/* Whether COLOC_FAKE_KERNEL_HOLD keeps the "GPU" busy now. */
+bool fake_held(void);
 /* Advances resident persistent kernels (fake_launch.c); under the lock. */
 void fake_progress(void);
 /* The id of the live resident kernel last launched on `stream`, or 0; under the lock. */

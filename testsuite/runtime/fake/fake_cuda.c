@@ -29,6 +29,11 @@
  *   COLOC_FAKE_KERNEL_US=N      every launch keeps the "GPU" busy N us after the work before
  *                               it; cuCtxSynchronize, cuStreamSynchronize and
  *                               cuEventSynchronize return only when it is idle
+ *   COLOC_FAKE_KERNEL_HOLD=PATH while the file PATH exists, the "GPU" stays busy once a
+ *                               kernel was launched: cuStreamQuery says CUDA_ERROR_NOT_READY,
+ *                               cuCtxSynchronize and cuStreamSynchronize wait until PATH is
+ *                               removed (then COLOC_FAKE_KERNEL_US rules); a test decides when
+ *                               its kernel ends instead of guessing how long it must take
  *   COLOC_FAKE_BLOCK_US=N       and N us more per round of its blocks: a launch of B blocks
  *                               of which the device holds W at once (132 SMs times the
  *                               occupancy below) takes ceil(B / W) rounds; a persistent
@@ -36,6 +41,12 @@
  *                               blocks it ran.  cuEventElapsedTime reads this time line
  *   COLOC_FAKE_VARIANT_US=N     a launch of a variant (__coloc_*) takes N us more: what
  *                               a form costs over the original
+ *   COLOC_FAKE_GAPLESS=1        the "GPU" never idles on this time line: a launch starts,
+ *                               and an event is reached, when the work before it ends, not
+ *                               when the process gets to it (the first at once), so that
+ *                               elapsed times are the model's alone, however late a loaded
+ *                               machine lets the process submit; synchronization still waits
+ *                               for a time line ahead of the clock
  *
  * The log: one line per call, written with one write(2) on an O_APPEND file
  * descriptor, so lines of concurrent calls never interleave.  A line is the
@@ -519,11 +530,24 @@ uint64_t fake_now_ns(void)
  * GPU is busy COLOC_FAKE_KERNEL_US plus COLOC_FAKE_BLOCK_US per round (and
  * for a variant COLOC_FAKE_VARIANT_US) longer.  Under the lock.
  */
+uint64_t fake_gpu_now(void)
+{
+	const char *gapless = getenv("COLOC_FAKE_GAPLESS");
+	uint64_t now = fake_now_ns();
+
+	if (gapless && strcmp(gapless, "1") == 0) {
+		if (!fake.busy_until_ns)
+			fake.busy_until_ns = now;
+		return fake.busy_until_ns;
+	}
+	return fake.busy_until_ns > now ? fake.busy_until_ns : now;
+}
+
 void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant)
 {
 	const char *us = getenv("COLOC_FAKE_KERNEL_US"), *block_us = getenv("COLOC_FAKE_BLOCK_US");
 	const char *variant_us = getenv("COLOC_FAKE_VARIANT_US");
-	uint64_t now = fake_now_ns(), start = fake.busy_until_ns > now ? fake.busy_until_ns : now, t = 0;
+	uint64_t start = fake_gpu_now(), t = 0;
 
 	if (us && *us)
 		t = strtoull(us, NULL, 10) * 1000u;
@@ -533,6 +557,15 @@ void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant)
 		t += (blocks + at_once - 1) / at_once * strtoull(block_us, NULL, 10) * 1000u;
 	if (t)
 		fake.busy_until_ns = start + t;
+	fake.launched = true;
+}
+
+bool fake_held(void)
+{
+	const char *path = getenv("COLOC_FAKE_KERNEL_HOLD");
+
+	return path && *path && __atomic_load_n(&fake.launched, __ATOMIC_RELAXED) &&
+	       access(path, F_OK) == 0;
 }
 
 /* Sleeps, unlocked, until the simulated GPU reaches `until`; passes rc on. */
@@ -557,7 +590,13 @@ CUresult fake_wait_idle(CUresult rc)
 	pthread_mutex_lock(&fake.lock);
 	until = fake.busy_until_ns;
 	pthread_mutex_unlock(&fake.lock);
-	return fake_sleep_until(until, rc);
+	rc = fake_sleep_until(until, rc);
+	while (rc == CUDA_SUCCESS && fake_held()) {
+		struct timespec t = { 0, 1000000 };
+
+		nanosleep(&t, NULL);
+	}
+	return rc;
 }
 
 CUresult cuCtxSynchronize(void)

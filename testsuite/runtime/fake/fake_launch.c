@@ -144,7 +144,7 @@ static CUresult stream_call(const char *name, CUstream stream, bool query)
 		rc = fake_capture_forbids(stream, false, false);
 	/* fake_begin holds the lock. */
 	if (rc == CUDA_SUCCESS && query &&
-	    (fake_now_ns() < fake.busy_until_ns || fake_resident_on(stream) ||
+	    (fake_now_ns() < fake.busy_until_ns || fake_held() || fake_resident_on(stream) ||
 	     (shared && strcmp(shared, "1") == 0 && fake_resident_any()) ||
 	     (stream_stuck(stream) && fake_resident_any())))
 		rc = CUDA_ERROR_NOT_READY;
@@ -291,11 +291,9 @@ static CUresult event_record(const char *name, CUevent event, CUstream stream)
 	if (rc == CUDA_SUCCESS && fake_capture_put(&line, stream)) {
 		e->captured = true;
 	} else if (rc == CUDA_SUCCESS) {
-		uint64_t now = fake_now_ns();
-
 		/* An idle GPU reaches the event now: elapsed times do not count idle time before. */
 		e->captured = false;
-		e->done_ns = fake.busy_until_ns > now ? fake.busy_until_ns : now;
+		e->done_ns = fake_gpu_now();
 		e->after_resident = fake_resident_on(stream);
 		e->recorded = true;
 	}
