@@ -622,29 +622,11 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 	struct ctx_state *s = slot->state;
 	struct record *r = &s->rec[slot->record];
 
-	if (launched && slot->hold) {
-		/* No helper: the launching thread relaunches it (coloc_ptb_hold_done). */
-		r->fn = fn;
-		r->workers = workers;
-		r->block = block;
-		r->shmem = shmem;
-		r->total = total;
-		r->helpers = 0;
-		r->tail_seen = 0;
-		r->seq = ++s->seq;
-		r->turns = slot->turns;
-		r->links = 0;
-		r->stops = 0;
-		r->held = r->holding = true;
-		if (event_record(r->done, stream, flavor) == CUDA_SUCCESS)
-			r->live = true;
-		else
-			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
-				  "it is not stopped");
-		s->rec_next = (unsigned)(slot->record + 1) % RECORDS;
-	} else if (launched && slot->park) {
-		r->held = false;
-		r->packed = malloc(packed_size);
+	if (launched && (slot->hold || slot->park)) {
+		bool tracked;
+
+		/* Held: no helper, the launching thread relaunches it (coloc_ptb_hold_done). */
+		r->packed = slot->hold ? NULL : malloc(packed_size);
 		if (r->packed)
 			memcpy(r->packed, packed, packed_size);
 		if (r->packed && park_offset + 4 <= packed_size)
@@ -655,7 +637,7 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 
 			memcpy((char *)r->packed + base_offset, &base, 4);
 		}
-		r->packed_size = packed_size;
+		r->packed_size = r->packed ? packed_size : 0;
 		r->fn = fn;
 		r->workers = workers;
 		r->block = block;
@@ -667,12 +649,14 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 		r->turns = slot->turns;
 		r->links = slot->links;
 		r->stops = 0;
-		if (!r->packed || event_record(r->done, stream, flavor) != CUDA_SUCCESS)
+		r->held = r->holding = slot->hold;
+		tracked = (slot->hold || r->packed) && event_record(r->done, stream, flavor) == CUDA_SUCCESS;
+		if (tracked)
+			r->live = true;
+		else
 			/* Cannot happen short of a broken context; the kernel may then stay parked. */
 			coloc_log(COLOC_LOG_ERROR, "preemption: a persistent launch is not tracked; "
 				  "if it is stopped, its stream waits for nothing");
-		else
-			r->live = true;
 		s->rec_next = (unsigned)(slot->record + 1) % RECORDS;
 	}
 	pthread_mutex_unlock(&s->lock);
