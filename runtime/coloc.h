@@ -148,14 +148,15 @@ struct coloc_config {
 				   clean blocks */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on
-	 * its stream from starting early: a paused worker on the GPU (worker,
-	 * the default), or waits on the stream between relaunches (stream: the
-	 * launch is followed by waits for the stop's gate, each followed by a
-	 * relaunch, the last with a paused worker); auto: stream when the
-	 * device's contexts are not MPS clients; host: the launching thread
-	 * waits for the launch and relaunches it after each stop, so nothing of
-	 * a stopped kernel stays on the GPU or its stream.  preempt.c,
-	 * park_links; launch.c, ptb_hold.
+	 * its stream from starting early: a paused worker on the GPU (worker),
+	 * or waits on the stream between relaunches (stream: the launch is
+	 * followed by waits for the stop's gate, each followed by a relaunch,
+	 * the last with a paused worker); host: the launching thread waits for
+	 * the launch and relaunches it after each stop, so nothing of a stopped
+	 * kernel stays on the GPU or its stream (other threads' work on it
+	 * waits: fence.c); auto (the default): host when the device's contexts
+	 * are not MPS clients, else worker.  preempt.c, park_links, state_new;
+	 * launch.c, ptb_hold.
 	 */
 	enum coloc_park { COLOC_PARK_WORKER, COLOC_PARK_STREAM, COLOC_PARK_AUTO, COLOC_PARK_HOST } park;
 	unsigned park_links;    /* COLOC_PARK_LINKS (default 8; launch.c adds to it) */
@@ -246,6 +247,7 @@ enum coloc_stat {
 	STAT_PARK_BROKEN,       /* persistent launches whose waits or relaunches were refused */
 	STAT_PARK_EXHAUSTED,    /* ... stopped more often than they had relaunches */
 	STAT_HOLD_RELAUNCHES,   /* relaunches of stopped kernels by their threads (COLOC_PARK=host) */
+	STAT_HOLD_FENCE_WAITS,  /* other threads' calls that waited for a held launch (fence.c) */
 	STAT_COUNT
 };
 
@@ -284,5 +286,24 @@ static inline void coloc_stat_original_launch(int lane)
 }
 /* Counts one kernel (or launch) refused a preemptible form, by reason. */
 void coloc_stat_refusal(const char *reason);
+
+/* ---- fence.c: other threads' work behind held launches (COLOC_PARK=host) */
+
+/* Held launches live in the process; 0 but while a best-effort thread holds one. */
+extern int coloc_holds_live;
+void coloc_fence_slow(CUstream stream, enum coloc_stream_flavor flavor);
+/*
+ * Before a hooked call that puts work on `stream` (NULL: the default stream
+ * of `flavor`): waits until no held launch it must come after is live.
+ */
+static inline void coloc_fence(CUstream stream, enum coloc_stream_flavor flavor)
+{
+	if (__builtin_expect(__atomic_load_n(&coloc_holds_live, __ATOMIC_ACQUIRE) != 0, 0))
+		coloc_fence_slow(stream, flavor);
+}
+/* A held launch on `stream` of the current context begins; its slot, or -1 (none free). */
+int coloc_hold_register(CUstream stream, enum coloc_stream_flavor flavor);
+/* ... and ends: calls that waited for it go on. */
+void coloc_hold_unregister(int slot);
 
 #endif

@@ -25,12 +25,13 @@
  *                            again later, instead of finishing them; every barrier costs
  *                            time then (default 1; an AOT cache made without it is used
  *                            as it is; docs/passes.md)
- *   COLOC_PARK=worker|stream|host|auto   how a stopped persistent kernel holds its
- *                            stream: a paused worker on the GPU (default), waits on the
- *                            stream for the stop's clear between relaunches, or (host) the
- *                            launching thread, which returns once every block is done and
- *                            relaunches the kernel after each stop; auto: stream where the
- *                            device's contexts are not MPS clients (preempt.c, park_links)
+ *   COLOC_PARK=auto|worker|stream|host   how a stopped persistent kernel holds its
+ *                            stream: a paused worker on the GPU, waits on the stream for
+ *                            the stop's clear between relaunches, or (host) the launching
+ *                            thread, which returns once every block is done and relaunches
+ *                            the kernel after each stop (other threads' work on the stream
+ *                            waits for it: fence.c); auto (default): host where the
+ *                            device's contexts are not MPS clients, else worker
  *   COLOC_PARK_LINKS=N       with stream: relaunches behind waits per launch, 1 to 64
  *                            (default 8), plus one per 250 us the form was measured to take
  *                            (24 before it is measured; 64 at most); the last has a paused
@@ -60,7 +61,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .restart = true, .park = COLOC_PARK_WORKER,
+	.share_hold_ns = 2000000, .restart = true, .park = COLOC_PARK_AUTO,
 	.park_links = 8,
 };
 
@@ -149,6 +150,7 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_PARK_BROKEN] = "park_chains_broken",
 	[STAT_PARK_EXHAUSTED] = "park_links_exhausted",
 	[STAT_HOLD_RELAUNCHES] = "hold_relaunches",
+	[STAT_HOLD_FENCE_WAITS] = "hold_fence_waits",
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n)

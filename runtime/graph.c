@@ -279,6 +279,8 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 {
 	CUresult rc;
 
+	/* After the held launches it must follow (fence.c). */
+	coloc_fence(stream, flavor);
 	/* Into a stream in capture: a child graph node, recorded, not run. */
 	if (coloc_graph_capture_open() &&
 	    (stream_capturing(stream, flavor) ||

@@ -354,6 +354,12 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 	uint32_t done = 0, seen = 0;
 	CUresult rc;
 
+	/*
+	 * The GPU gate (memory.c) is held only to put work on the GPU: a swap of
+	 * this tenant's memory may go while the thread waits (it synchronizes
+	 * the context first, and a stopped held kernel has nothing on it).
+	 */
+	coloc_gpu_gate_leave();
 	while ((rc = coloc_ptb_hold_done(slot, &done)) == CUDA_SUCCESS && done < total) {
 		/* Stopped again and again with no block done is no reason to hang: a minute. */
 		if (done != seen) {
@@ -363,14 +369,20 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 			rc = CUDA_ERROR_LAUNCH_TIMEOUT;
 			break;
 		}
+		coloc_gpu_gate_enter();
 		coloc_sched_issue_begin(true, 0);
 		rc = launch_variant(l, fn, wgrid, p->ptr);
+		if (rc == CUDA_SUCCESS) {
+			coloc_ptb_hold_again(slot, l->stream, l->flavor);
+			coloc_sched_issue_end(l->stream, l->flavor, 0);
+		}
+		coloc_gpu_gate_leave();
 		if (rc != CUDA_SUCCESS)
 			break;
-		coloc_ptb_hold_again(slot, l->stream, l->flavor);
-		coloc_sched_issue_end(l->stream, l->flavor, 0);
 		relaunches++;
 	}
+	/* launch() leaves the gate it entered. */
+	coloc_gpu_gate_enter();
 	coloc_ptb_hold_end(slot);
 	if (relaunches)
 		coloc_stat_add(STAT_HOLD_RELAUNCHES, relaunches);
@@ -394,6 +406,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
 	static __thread unsigned char packed[4096 + 64 * COLOC_MAX_ADDED];
 	size_t packed_size, park_offset = SIZE_MAX, base_offset = SIZE_MAX;
+	int fence_slot = -1;
 	CUresult rc;
 
 	if (params_build(&p, l, k, why) < 0)
@@ -461,6 +474,9 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
 	slot.turns = turns;
+	/* Other threads' work on the stream waits for the whole held launch (fence.c). */
+	if (slot.hold)
+		fence_slot = coloc_hold_register(l->stream, l->flavor);
 	rc = launch_variant(l, fn, wgrid, p.ptr);
 	if (rc == CUDA_SUCCESS && slot.links)
 		ptb_links(l, k, fn, wgrid, &p, &v, &slot);
@@ -470,6 +486,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		coloc_sched_issue_end(l->stream, l->flavor, 0);
 	if (rc == CUDA_SUCCESS && slot.hold)
 		ptb_hold(l, fn, wgrid, &p, &slot, blocks_of(l->grid));
+	coloc_hold_unregister(fence_slot);
 	if (rc != CUDA_SUCCESS) {
 		*why = "the driver refused its persistent form";
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -730,6 +747,8 @@ static CUresult launch(const struct launch *l)
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	CUresult rc;
 
+	/* After another thread's held launch it must follow (fence.c). */
+	coloc_fence(l->stream, l->flavor);
 	if (hands_off(l, be))
 		return launch_as_is(l);
 	if (!be)

@@ -197,14 +197,18 @@ void coloc_gpu_gate_open(void)
 	pthread_rwlock_unlock(&gate);
 }
 
-/* Copies and sets: through the gate, nothing else (the GATE lines of hooks.def). */
+/*
+ * Copies and sets: after the held launches they must follow (fence.c), through
+ * the gate, nothing else (the GATE lines of hooks.def).
+ */
 #define HOOK(sym, api, since, flavor, params, args)
 #define DRIVER(sym, params)
-#define GATE(sym, api, since, flavor, params, args)                 \
+#define GATE(sym, api, since, flavor, params, args, stream)         \
 	CUresult hook_##sym(sym##_fn real, COLOC_UNPAREN params)    \
 	{                                                           \
 		CUresult rc;                                        \
                                                                     \
+		coloc_fence(stream, flavor);          \
 		coloc_gpu_gate_enter();                             \
 		rc = real args;                                     \
 		coloc_gpu_gate_leave();                             \
@@ -307,11 +311,13 @@ CUresult hook_cuMemFree_v2(cuMemFree_v2_fn real, CUdeviceptr ptr)
 	return rc;
 }
 
-CUresult hook_cuMemAllocAsync(cuMemAllocAsync_fn real, CUdeviceptr *ptr, size_t bytes,
-			      CUstream stream)
+/* Stream-ordered allocations: after the held launches they must follow (fence.c). */
+static CUresult alloc_async(cuMemAllocAsync_fn real, enum coloc_stream_flavor flavor,
+			    CUdeviceptr *ptr, size_t bytes, CUstream stream)
 {
 	CUresult rc;
 
+	coloc_fence(stream, flavor);
 	if (!ptr)
 		return real(ptr, bytes, stream);
 	if (!charge(bytes, "cuMemAllocAsync"))
@@ -320,17 +326,24 @@ CUresult hook_cuMemAllocAsync(cuMemAllocAsync_fn real, CUdeviceptr *ptr, size_t 
 	return settle(rc, &pointers, rc == CUDA_SUCCESS ? *ptr : 0, bytes);
 }
 
+CUresult hook_cuMemAllocAsync(cuMemAllocAsync_fn real, CUdeviceptr *ptr, size_t bytes,
+			      CUstream stream)
+{
+	return alloc_async(real, STREAM_LEGACY, ptr, bytes, stream);
+}
+
 CUresult hook_cuMemAllocAsync_ptsz(cuMemAllocAsync_ptsz_fn real, CUdeviceptr *ptr, size_t bytes,
 				   CUstream stream)
 {
-	return hook_cuMemAllocAsync(real, ptr, bytes, stream);
+	return alloc_async(real, STREAM_PTDS, ptr, bytes, stream);
 }
 
-CUresult hook_cuMemAllocFromPoolAsync(cuMemAllocFromPoolAsync_fn real, CUdeviceptr *ptr,
-				      size_t bytes, CUmemoryPool pool, CUstream stream)
+static CUresult alloc_pool_async(cuMemAllocFromPoolAsync_fn real, enum coloc_stream_flavor flavor,
+				 CUdeviceptr *ptr, size_t bytes, CUmemoryPool pool, CUstream stream)
 {
 	CUresult rc;
 
+	coloc_fence(stream, flavor);
 	if (!ptr)
 		return real(ptr, bytes, pool, stream);
 	if (!charge(bytes, "cuMemAllocFromPoolAsync"))
@@ -339,23 +352,37 @@ CUresult hook_cuMemAllocFromPoolAsync(cuMemAllocFromPoolAsync_fn real, CUdevicep
 	return settle(rc, &pointers, rc == CUDA_SUCCESS ? *ptr : 0, bytes);
 }
 
+CUresult hook_cuMemAllocFromPoolAsync(cuMemAllocFromPoolAsync_fn real, CUdeviceptr *ptr,
+				      size_t bytes, CUmemoryPool pool, CUstream stream)
+{
+	return alloc_pool_async(real, STREAM_LEGACY, ptr, bytes, pool, stream);
+}
+
 CUresult hook_cuMemAllocFromPoolAsync_ptsz(cuMemAllocFromPoolAsync_ptsz_fn real, CUdeviceptr *ptr,
 					   size_t bytes, CUmemoryPool pool, CUstream stream)
 {
-	return hook_cuMemAllocFromPoolAsync(real, ptr, bytes, pool, stream);
+	return alloc_pool_async(real, STREAM_PTDS, ptr, bytes, pool, stream);
 }
 
-CUresult hook_cuMemFreeAsync(cuMemFreeAsync_fn real, CUdeviceptr ptr, CUstream stream)
+static CUresult free_async(cuMemFreeAsync_fn real, enum coloc_stream_flavor flavor,
+			   CUdeviceptr ptr, CUstream stream)
 {
-	CUresult rc = real(ptr, stream);
+	CUresult rc;
 
+	coloc_fence(stream, flavor);
+	rc = real(ptr, stream);
 	release(&pointers, ptr, rc);
 	return rc;
 }
 
+CUresult hook_cuMemFreeAsync(cuMemFreeAsync_fn real, CUdeviceptr ptr, CUstream stream)
+{
+	return free_async(real, STREAM_LEGACY, ptr, stream);
+}
+
 CUresult hook_cuMemFreeAsync_ptsz(cuMemFreeAsync_ptsz_fn real, CUdeviceptr ptr, CUstream stream)
 {
-	return hook_cuMemFreeAsync(real, ptr, stream);
+	return free_async(real, STREAM_PTDS, ptr, stream);
 }
 
 CUresult hook_cuMemCreate(cuMemCreate_fn real, CUmemGenericAllocationHandle *handle, size_t bytes,

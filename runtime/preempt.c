@@ -246,11 +246,9 @@ static int stop_record_init(struct ctx_state *s)
  */
 static unsigned park_links(struct ctx_state *s)
 {
-	bool stream = coloc_cfg.park == COLOC_PARK_STREAM ||
-		      (coloc_cfg.park == COLOC_PARK_AUTO && !coloc_sched_mps());
 	CUresult rc;
 
-	if (!stream || !s->seg)
+	if (coloc_cfg.park != COLOC_PARK_STREAM || !s->seg)
 		return 0;
 	if (!s->host) {
 		coloc_log(COLOC_LOG_WARN, "preemption: no mapped host memory to wait on; a stopped "
@@ -316,10 +314,14 @@ static struct ctx_state *state_new(CUcontext ctx)
 		if (s->redo)
 			REAL(cuMemFree_v2)(s->redo);
 		s->redo = 0;
-	} else if (coloc_cfg.park == COLOC_PARK_HOST && !coloc_share_units()) {
+	} else if ((coloc_cfg.park == COLOC_PARK_HOST ||
+		    (coloc_cfg.park == COLOC_PARK_AUTO && !coloc_sched_mps())) &&
+		   !coloc_share_units()) {
+		/* COLOC_PARK=auto: without MPS (docs/runtime-design.md, "Holding the launching thread"). */
 		s->hold = true;
 		coloc_log(COLOC_LOG_INFO, "preemption: a stopped persistent kernel is held by the "
-			  "thread that launched it, which relaunches it (COLOC_PARK=host)");
+			  "thread that launched it, which relaunches it (COLOC_PARK=%s)",
+			  coloc_cfg.park == COLOC_PARK_HOST ? "host" : "auto, without MPS");
 	} else {
 		s->links = park_links(s);
 	}
@@ -597,7 +599,7 @@ bool coloc_ptb_holds(void)
 {
 	struct ctx_state *s;
 
-	if (coloc_cfg.park != COLOC_PARK_HOST)
+	if (coloc_cfg.park != COLOC_PARK_HOST && coloc_cfg.park != COLOC_PARK_AUTO)
 		return false;
 	s = state_for_current();
 	return s && s->seg && s->ring && s->hold;

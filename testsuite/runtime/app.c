@@ -28,6 +28,10 @@
  *   --probe=SYMBOL:VERSION:FLAGS    prints what cuGetProcAddress answers
  *   --threads=N (N threads launch at once) --timed (print how long each launch call took) --sleep-ms=N (stay N ms
  *   after the launches, before synchronizing) --sync-each (synchronize the stream after every launch)
+ *   --side=TEXT        a second thread, once the fake driver's log (COLOC_FAKE_LOG) has a line
+ *                      with TEXT, puts work on a non-blocking stream of its own (a 4-byte set to
+ *                      1), then on the default stream (a set to 7, an event record) and
+ *                      synchronizes the stream and the context; joined after the launches
  *   --wait=launch|sync (either or both) before the launches, or after them (before --sleep-ms
  *                      and the synchronization): print "app: waiting before the launches" (or
  *                      "... before synchronizing"), then read a line of standard input (or its
@@ -91,7 +95,13 @@
 	X(launch_coop, cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000, 1, \
 	  (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,      \
 	   unsigned, CUstream, void **))                                                 \
-	X(stream_sync, cuStreamSynchronize, "cuStreamSynchronize", 2000, 1, (CUstream))
+	X(stream_sync, cuStreamSynchronize, "cuStreamSynchronize", 2000, 1, (CUstream)) \
+	X(stream_create, cuStreamCreate, "cuStreamCreate", 2000, 0, (CUstream *, unsigned)) \
+	X(memset_d32_async, cuMemsetD32Async, "cuMemsetD32Async", 3020, 1,             \
+	  (CUdeviceptr, unsigned, size_t, CUstream))                                     \
+	X(event_create, cuEventCreate, "cuEventCreate", 2000, 0, (CUevent *, unsigned)) \
+	X(event_record, cuEventRecord, "cuEventRecord", 2000, 1, (CUevent, CUstream))  \
+	X(ctx_sync, cuCtxSynchronize, "cuCtxSynchronize", 2000, 0, (void))
 
 #define X(field, sym, api, version, ptds, params) CUresult (*field) params;
 static struct {
@@ -403,6 +413,51 @@ static void *launches(void *arg)
 	return NULL;
 }
 
+/* --side: another thread's work while the launches may be held (fence.c). */
+struct side {
+	const char *text;
+	CUdeviceptr buf;
+	CUstream own;
+	int failed;
+};
+
+static int log_has(const char *path, const char *text)
+{
+	char line[1024];
+	int found = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void *side_work(void *arg)
+{
+	struct side *s = arg;
+	const char *path = getenv("COLOC_FAKE_LOG");
+	struct timespec pause = { 0, 5000000 };
+	CUevent ev;
+	CUresult rc;
+
+	/* A minute at most: the harness's own waits are shorter. */
+	for (int i = 0; i < 12000 && !(path && log_has(path, s->text)); i++)
+		nanosleep(&pause, NULL);
+	if ((rc = cu.memset_d32_async(s->buf + 16, 1, 1, s->own)) != CUDA_SUCCESS ||
+	    (rc = cu.memset_d32_async(s->buf, 7, 1, NULL)) != CUDA_SUCCESS ||
+	    (rc = cu.event_create(&ev, 0)) != CUDA_SUCCESS ||
+	    (rc = cu.event_record(ev, NULL)) != CUDA_SUCCESS ||
+	    (rc = cu.stream_sync(NULL)) != CUDA_SUCCESS || (rc = cu.ctx_sync()) != CUDA_SUCCESS) {
+		printf("app: side thread: %d\n", rc);
+		s->failed = 1;
+		return NULL;
+	}
+	printf("app: side thread done\n");
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
@@ -410,6 +465,8 @@ int main(int argc, char **argv)
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	int device = -1, alternate = -1, late_device = -1, wait_launch = 0, wait_sync = 0;
+	struct side side = { NULL, 0, NULL, 0 };
+	pthread_t side_thread;
 	CUcontext ctx2 = NULL;
 	CUfunction fn2 = NULL;
 	CUdeviceptr buf2 = 0;
@@ -460,6 +517,8 @@ int main(int argc, char **argv)
 			sync_each = 1;
 		else if (!strncmp(a, "--sleep-ms=", 11))
 			sleep_ms = atoi(a + 11);
+		else if (!strncmp(a, "--side=", 7))
+			side.text = a + 7;
 		else if (!strcmp(a, "--wait=launch"))
 			wait_launch = flush_lines = 1;
 		else if (!strcmp(a, "--wait=sync"))
@@ -589,14 +648,23 @@ int main(int argc, char **argv)
 		}
 		if (wait_launch)
 			wait_stdin("before the launches");
+		if (side.text) {
+			side.buf = buf;
+			if ((rc = cu.stream_create(&side.own, 1 /* CU_STREAM_NON_BLOCKING */)) !=
+			    CUDA_SUCCESS)
+				die("cuStreamCreate", rc);
+			pthread_create(&side_thread, NULL, side_work, &side);
+		}
 		/* Several threads launch the same kernel at once: its first launch races. */
 		for (int t = 1; t < threads; t++)
 			pthread_create(&th[t], NULL, launches, &job);
 		launches(&job);
 		for (int t = 1; t < threads; t++)
 			pthread_join(th[t], NULL);
-		if (job.failed)
-			return job.failed;
+		if (side.text)
+			pthread_join(side_thread, NULL);
+		if (job.failed || side.failed)
+			return job.failed ? job.failed : side.failed;
 	}
 	if (wait_sync)
 		wait_stdin("before synchronizing");

@@ -56,7 +56,7 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         wait (< 150 ms), and the idle edge gives the kernel back the 8 of its
         16 workers that left, as a helper (< 10 s in all)
   preempt-stream  as preempt, under time-slicing (COLOC_FAKE_MPS=0) with
-        COLOC_PARK=auto: the
+        COLOC_PARK=stream: the
         launch goes with park 0 followed by waits on its stream for the stop's
         gate and relaunches (COLOC_PARK_LINKS=1 and 24 as it is not measured
         yet; the last with park 1); stopped, its workers leave, and the
@@ -67,6 +67,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         leave and the kernel ends with blocks left, and the launching thread,
         which waits for it, relaunches it once the stop is cleared
   preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+  preempt-host-side  as preempt-host, and a second thread of the best-effort
+        tenant puts work on the held kernel's stream once it is stopped
+        (APP --side): a set on a non-blocking stream of its own, which goes at
+        once, then a set and an event record on the default stream and two
+        synchronizations, which wait for the held kernel's end
         (both write the best-effort tenant's statistics to RUN_DIR/be-stats.json)
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
@@ -221,13 +226,15 @@ if mode.startswith("preempt"):
     if mode in ("preempt-stream", "preempt-stream-restart"):
         # Time-slicing: a stopped kernel waits on its stream, not on the GPU;
         # 1 + 24 relaunches (it is not measured yet).
-        be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="auto", COLOC_PARK_LINKS="1")
-    if mode in ("preempt-host", "preempt-host-restart"):
+        be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="stream", COLOC_PARK_LINKS="1")
+    if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side"):
         # Time-slicing: a stopped kernel is held by its launching thread.
         # Its relaunch is, like the launch, a kernel on the application's
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="host", COLOC_FAKE_RESIDENT_US="800000")
         be_env["COLOC_STATS_FILE"] = os.path.join(run_dir, "be-stats.json")
+    if mode == "preempt-host-side":
+        be_args = be_args + ["--side=fn=__coloc_ptb_scale left"]
     if mode in ("preempt-restart", "preempt-stream-restart", "preempt-host-restart"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))

@@ -93,6 +93,7 @@ struct fake_stream {
 	unsigned id;
 	bool dead;
 	bool stuck; /* COLOC_FAKE_STUCK_STREAM: shares a hardware queue with resident kernels */
+	unsigned flags; /* as created (CU_STREAM_NON_BLOCKING = 1) */
 	struct fake_stream *next;
 };
 
@@ -309,6 +310,7 @@ FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_
 
 FAKE_EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
 FAKE_EXPORT CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int priority);
+FAKE_EXPORT CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags);
 FAKE_EXPORT CUresult cuStreamDestroy_v2(CUstream stream);
 FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream);
 FAKE_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream stream);

@@ -101,6 +101,7 @@
  *   cuMemcpyDtoHAsync_v2 src=@A+OFF bytes=N stream=S      also _ptsz
  *   cuStreamCreate flags=F stream=S
  *   cuStreamCreateWithPriority flags=F priority=P stream=S
+ *   cuStreamGetFlags stream=S flags=F                     (0 for the default streams)
  *   cuStreamDestroy_v2 stream=S
  *   cuStreamSynchronize stream=S                          also _ptsz
  *   cuStreamQuery stream=S                                also _ptsz; error=CUDA_ERROR_NOT_READY

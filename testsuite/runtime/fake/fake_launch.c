@@ -72,6 +72,7 @@ static CUresult stream_create(const char *name, CUstream *stream, unsigned flags
 	if (!(s = calloc(1, sizeof(*s))))
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
 	s->id = ++fake.next_stream;
+	s->flags = flags;
 	if (has_priority && priority < 0 && !fake.stuck_given && getenv("COLOC_FAKE_STUCK_STREAM") &&
 	    strcmp(getenv("COLOC_FAKE_STUCK_STREAM"), "1") == 0) {
 		s->stuck = true;
@@ -99,6 +100,26 @@ CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int pr
 		return fake_end(&line, CUDA_ERROR_OUT_OF_MEMORY);
 	}
 	return stream_create(__func__, stream, flags, priority, true);
+}
+
+CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags)
+{
+	struct fake_stream *s;
+	struct coloc_buf line;
+	CUresult rc, found;
+
+	fake_begin(&line, __func__);
+	found = fake_put_stream(&line, stream);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (!flags)
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	for (s = fake.streams; s && (void *)&s->tag != (void *)stream;)
+		s = s->next;
+	/* The default streams: 0 (they are not non-blocking). */
+	*flags = s ? s->flags : 0;
+	coloc_buf_printf(&line, " flags=%u", *flags);
+	return fake_end(&line, CUDA_SUCCESS);
 }
 
 CUresult cuStreamDestroy_v2(CUstream stream)
