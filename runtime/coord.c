@@ -60,11 +60,13 @@ static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *t
 	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
 }
 
-void coloc_coord_signal(struct coloc_segment *s)
+uint32_t coloc_coord_signal(struct coloc_segment *s)
 {
-	__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
+	uint32_t epoch = __atomic_add_fetch(&s->epoch, 1, __ATOMIC_SEQ_CST);
+
 	if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST))
 		futex(&s->epoch, FUTEX_WAKE, INT32_MAX, NULL);
+	return epoch;
 }
 
 void coloc_coord_wait(struct coloc_segment *s, uint32_t seen, uint64_t timeout_ns)

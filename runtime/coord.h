@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 9
+#define COLOC_SEGMENT_VERSION 10
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -41,6 +41,7 @@ enum coloc_tenant_counter {
 	TC_LAUNCH_CAPTURED,      /* kernels recorded into a graph, untouched */
 	TC_NARROWINGS,           /* best-effort: persistent kernels narrowed (COLOC_SHARE) */
 	TC_GIVEN_UP,             /* best-effort: blocks given up at stops (COLOC_RESTART) */
+	TC_EDGE_TIMEOUTS,        /* latency: busy edges whose wait for best-effort tenants timed out */
 	TC_COUNT
 };
 
@@ -50,7 +51,13 @@ struct coloc_tenant {
 	uint64_t start_time; /* the process's start time (/proc/PID/stat), against pid reuse */
 	char comm[32];
 	uint32_t busy;       /* latency: work in flight (or within the hold time) */
-	uint32_t pad;
+	/*
+	 * Best-effort, with edge_acks set (its watcher runs): the last epoch
+	 * whose busy edge its watcher has handled, every persistent kernel of
+	 * the tenant stopped and off the GPU.  A latency tenant with
+	 * COLOC_EDGE_WAIT_US waits for it before its first launch (sched.c).
+	 */
+	uint32_t vacated;
 	uint64_t busy_since_ns;
 	uint64_t counters[TC_COUNT];
 	uint64_t mem_held;   /* device memory allocated through the driver, in bytes */
@@ -105,7 +112,7 @@ struct coloc_tenant {
 	uint64_t mem_given;      /* given back for requests, in all */
 	uint64_t swaps_out, swaps_in;
 	uint32_t mem_wanting;    /* latency: 1 while it waits for a handover */
-	uint32_t pad3;
+	uint32_t edge_acks;      /* best-effort: 1 once its watcher sets `vacated` */
 	/*
 	 * Latency: original launches counted by the first COLOC_LANES
 	 * launching threads, each in its own lane, without a locked
@@ -181,8 +188,8 @@ struct coloc_segment {
 	} handover[COLOC_PATHS];
 };
 
-/* Bumps the epoch and wakes the watchers sleeping on it. */
-void coloc_coord_signal(struct coloc_segment *s);
+/* Bumps the epoch and wakes the watchers sleeping on it; returns the new epoch. */
+uint32_t coloc_coord_signal(struct coloc_segment *s);
 /* Sleeps until the epoch differs from `seen` or `timeout_ns` passed. */
 void coloc_coord_wait(struct coloc_segment *s, uint32_t seen, uint64_t timeout_ns);
 

@@ -1205,6 +1205,7 @@ static void *watcher(void *arg)
 		uint64_t since = 0, now = now_ns(), idle_wait = 1000000000u;
 		bool busy = coloc_sched_latency_busy(seg, &since);
 		struct ctx_state *list;
+		struct coloc_tenant *me = NULL;
 
 		if (busy)
 			idle_since = 0;
@@ -1218,6 +1219,7 @@ static void *watcher(void *arg)
 		for (struct ctx_state *s = list; s; s = s->next) {
 			if (s->seg != seg)
 				continue;
+			me = s->self;
 			if (busy && !s->stopped && coloc_share_units())
 				narrow_all(s);
 			else if (busy && !s->stopped && !through_live(s))
@@ -1233,6 +1235,16 @@ static void *watcher(void *arg)
 				idle_wait = idle_since + coloc_cfg.share_hold_ns - now;
 			else if (!busy && s->stopped)
 				resume_all(s);
+		}
+		/*
+		 * The edge of `epoch` is handled: every persistent kernel stopped
+		 * and off the GPU.  A latency tenant with COLOC_EDGE_WAIT_US waits
+		 * for this before its first launch (sched.c, wait_vacated).
+		 */
+		if (me) {
+			if (busy)
+				__atomic_store_n(&me->vacated, epoch, __ATOMIC_RELEASE);
+			__atomic_store_n(&me->edge_acks, 1, __ATOMIC_RELEASE);
 		}
 		/*
 		 * While a latency tenant is busy, look every 100 ms whether it

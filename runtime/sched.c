@@ -115,6 +115,7 @@ static struct {
 	struct dev_state *devs[MAX_DEVICES];
 	int monitor_started;
 	uint64_t hold_ns;
+	uint64_t edge_wait_ns; /* COLOC_EDGE_WAIT_US */
 	bool by_kernel;       /* COLOC_BUSY=kernel */
 	unsigned depth;       /* COLOC_BE_DEPTH */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2 };
@@ -389,18 +390,66 @@ static void light_fence_setup(void)
 		  "launch fences");
 }
 
-/* mark_busy's way when the tenant was idle: wakes the monitor and the best-effort watchers. */
-static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d)
+/*
+ * COLOC_EDGE_WAIT_US: before the first launch of a busy period, until every
+ * best-effort tenant of the GPU whose watcher acknowledges edges has
+ * stopped its persistent kernels for `epoch` (coord.h, vacated), at most
+ * the configured time.  Without MPS the GPU time-slices between contexts:
+ * a latency kernel that starts while a best-effort kernel still runs shares
+ * the GPU with it slice by slice, and the best-effort tenant's stop, a
+ * command of its own context, lands only in its next slice.
+ */
+static void wait_vacated(struct dev_state *d, uint32_t epoch)
 {
+	uint64_t deadline = now_ns() + sched.edge_wait_ns;
+	struct coloc_segment *seg = d->seg;
+
+	for (;;) {
+		bool pending = false;
+
+		for (int i = 0; i < COLOC_MAX_TENANTS && !pending; i++) {
+			struct coloc_tenant *t = &seg->tenants[i];
+
+			if (__atomic_load_n(&t->pid, __ATOMIC_ACQUIRE) &&
+			    t->role == COLOC_ROLE_BEST_EFFORT &&
+			    __atomic_load_n(&t->edge_acks, __ATOMIC_ACQUIRE) &&
+			    (int32_t)(__atomic_load_n(&t->vacated, __ATOMIC_ACQUIRE) - epoch) < 0)
+				pending = true;
+		}
+		if (!pending)
+			return;
+		if (now_ns() > deadline) {
+			coloc_sched_count(TC_EDGE_TIMEOUTS, 1);
+			return;
+		}
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+}
+
+/*
+ * mark_busy's way when the tenant was idle: wakes the monitor and the
+ * best-effort watchers; `before` (the launch has not reached the driver
+ * yet): then waits for them as COLOC_EDGE_WAIT_US says.
+ */
+static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d, bool before)
+{
+	uint32_t epoch = 0;
+	bool edge = false;
+
 	pthread_mutex_lock(&sched.lock);
 	if (!__atomic_load_n(&d->self->busy, __ATOMIC_SEQ_CST)) {
 		d->self->busy_since_ns = now_ns();
 		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&d->self->counters[TC_BUSY_PERIODS], 1, __ATOMIC_RELAXED);
-		coloc_coord_signal(d->seg); /* best-effort watchers stop their kernels */
+		epoch = coloc_coord_signal(d->seg); /* best-effort watchers stop their kernels */
+		edge = true;
 		pthread_cond_signal(&sched.wake);
 	}
 	pthread_mutex_unlock(&sched.lock);
+	if (edge && before && sched.edge_wait_ns)
+		wait_vacated(d, epoch);
 }
 
 /*
@@ -419,7 +468,7 @@ static inline void mark_busy(struct dev_state *d)
 	/* `idling` first: cleared only after the idle mark is published (settle). */
 	if (__atomic_load_n(&d->idling, __ATOMIC_ACQUIRE) ||
 	    !__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
-		mark_busy_from_idle(d);
+		mark_busy_from_idle(d, false);
 }
 
 struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
@@ -449,13 +498,18 @@ struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
 	/* Before the call (busy while in the driver; see the file's top): no fence. */
 	__atomic_store_n(&d->launched, true, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
-		mark_busy_from_idle(d);
+		mark_busy_from_idle(d, true);
 	return (struct coloc_mark *)d;
 }
 
 void coloc_sched_latency_from_idle(struct coloc_mark *m)
 {
-	mark_busy_from_idle((struct dev_state *)m);
+	mark_busy_from_idle((struct dev_state *)m, true);
+}
+
+void coloc_sched_latency_from_idle_after(struct coloc_mark *m)
+{
+	mark_busy_from_idle((struct dev_state *)m, false);
 }
 
 /* The same launch, in the driver now (see mark_busy). */
@@ -787,7 +841,7 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void sched_init(void)
 {
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
-	const char *busy = getenv("COLOC_BUSY");
+	const char *busy = getenv("COLOC_BUSY"), *edge = getenv("COLOC_EDGE_WAIT_US");
 
 	if (busy && *busy && strcmp(busy, "drain") != 0) {
 		if (strcmp(busy, "kernel") == 0) {
@@ -800,6 +854,17 @@ __attribute__((constructor)) static void sched_init(void)
 	}
 	if (hold && *hold)
 		sched.hold_ns = strtoull(hold, NULL, 10) * 1000u;
+	if (edge && *edge) {
+		char *end;
+		unsigned long long us = strtoull(edge, &end, 10);
+
+		if (*end || us > 100000) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_EDGE_WAIT_US='%s' is not a whole number of "
+				  "microseconds from 0 to 100000; colocc is off", edge);
+			coloc_cfg.disabled = true;
+		}
+		sched.edge_wait_ns = us * 1000u;
+	}
 	if (depth && *depth) {
 		unsigned long d = strtoul(depth, NULL, 10);
 

@@ -46,6 +46,8 @@ struct coloc_latency_hot {
 extern struct coloc_latency_hot coloc_latency_hot;
 /* The idle-to-busy edge of the device `m` names: wakes the monitor and best-effort watchers. */
 void coloc_sched_latency_from_idle(struct coloc_mark *m);
+/* The same, once the launch is in the driver: no wait for best-effort tenants. */
+void coloc_sched_latency_from_idle_after(struct coloc_mark *m);
 
 /*
  * The common case's marks around the driver's launch, for `t` from
@@ -73,7 +75,7 @@ static inline void coloc_latency_hot_end(struct coloc_tenant *t)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(coloc_latency_hot.idling, __ATOMIC_ACQUIRE) ||
 	    !__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
-		coloc_sched_latency_from_idle(coloc_latency_hot.mark);
+		coloc_sched_latency_from_idle_after(coloc_latency_hot.mark);
 }
 
 /*

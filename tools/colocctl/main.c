@@ -99,6 +99,15 @@ static void print_preemption(const struct coloc_tenant *t)
 	putchar('\n');
 }
 
+/* A latency tenant's busy edges whose wait for best-effort tenants timed out (COLOC_EDGE_WAIT_US). */
+static void print_edges(const struct coloc_tenant *t)
+{
+	if (!t->counters[TC_EDGE_TIMEOUTS])
+		return;
+	printf("  %-8d busy periods %" PRIu64 ", waits for best-effort tenants timed out %" PRIu64
+	       "\n", t->pid, t->counters[TC_BUSY_PERIODS], t->counters[TC_EDGE_TIMEOUTS]);
+}
+
 /* Bytes as MiB, or as bytes below one. */
 static void print_size(uint64_t bytes)
 {
@@ -248,6 +257,9 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 			print_preemption(&s->tenants[i]);
 			print_discard(&s->tenants[i]);
 		}
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
+		if (s->tenants[i].pid && s->tenants[i].role == 1)
+			print_edges(&s->tenants[i]);
 }
 
 static void seg_lock(struct coloc_segment *s)
