@@ -101,6 +101,7 @@ struct dev_state {
 	struct coloc_tenant *self;
 	bool launched;             /* a latency launch since the monitor cleared it */
 	bool idling;               /* the monitor is deciding to mark the tenant idle */
+	int edge_waits;            /* launches waiting at the busy edge (COLOC_EDGE_WAIT_US) */
 	uint64_t last_launch_ns;
 	/* COLOC_BUSY=kernel: the streams it launched on; appended under sched.lock. */
 	CUstream streams[MAX_STREAMS];
@@ -444,12 +445,24 @@ static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d, b
 		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&d->self->counters[TC_BUSY_PERIODS], 1, __ATOMIC_RELAXED);
 		epoch = coloc_coord_signal(d->seg); /* best-effort watchers stop their kernels */
-		edge = true;
+		edge = before && sched.edge_wait_ns;
+		/*
+		 * Nothing of this launch is in the driver while it waits: the
+		 * monitor must not find the context drained and mark the tenant
+		 * idle meanwhile (settle), or the best-effort tenants resume and
+		 * the launch opens a second busy period after the call.
+		 */
+		if (edge)
+			__atomic_add_fetch(&d->edge_waits, 1, __ATOMIC_SEQ_CST);
 		pthread_cond_signal(&sched.wake);
 	}
 	pthread_mutex_unlock(&sched.lock);
-	if (edge && before && sched.edge_wait_ns)
+	if (edge) {
 		wait_vacated(d, epoch);
+		/* Busy again for a monitor that cleared the flag meanwhile, before it may settle. */
+		__atomic_store_n(&d->launched, true, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&d->edge_waits, 1, __ATOMIC_SEQ_CST);
+	}
 }
 
 /*
@@ -574,9 +587,11 @@ static void settle(struct dev_state *d)
 		sleep_ns(last + sched.hold_ns - now_ns());
 		return;
 	}
-	if (__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE)) {
 		/*
-		 * Launches keep coming: look again later rather than at once.  A
+		 * Launches keep coming (or one waits at the busy edge for the
+		 * best-effort tenants): look again later rather than at once.  A
 		 * context synchronization takes the driver's locks the launching
 		 * thread needs; back to back they cost every launch microseconds.
 		 */
@@ -594,7 +609,8 @@ static void settle(struct dev_state *d)
 	__atomic_store_n(&d->idling, true, __ATOMIC_SEQ_CST);
 	heavy_fence();
 	pthread_mutex_lock(&sched.lock);
-	idle = !__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE);
+	idle = !__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE);
 	if (idle)
 		__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->idling, false, __ATOMIC_RELEASE);
