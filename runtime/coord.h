@@ -52,10 +52,11 @@ struct coloc_tenant {
 	char comm[32];
 	uint32_t busy;       /* latency: work in flight (or within the hold time) */
 	/*
-	 * Best-effort, with edge_acks set (its watcher runs): the last epoch
-	 * whose busy edge its watcher has handled, every persistent kernel of
-	 * the tenant stopped and off the GPU.  A latency tenant with
-	 * COLOC_EDGE_WAIT_US waits for it before its first launch (sched.c).
+	 * Best-effort, with edge_acks set (from its first context with
+	 * persistent launches on): the last epoch whose busy edge its watcher
+	 * has handled, every persistent kernel of the tenant stopped and off the
+	 * GPU.  A latency tenant waits for it before the first launch of a busy
+	 * period (COLOC_EDGE_WAIT_US; sched.c, wait_vacated).
 	 */
 	uint32_t vacated;
 	uint64_t busy_since_ns;
@@ -112,7 +113,7 @@ struct coloc_tenant {
 	uint64_t mem_given;      /* given back for requests, in all */
 	uint64_t swaps_out, swaps_in;
 	uint32_t mem_wanting;    /* latency: 1 while it waits for a handover */
-	uint32_t edge_acks;      /* best-effort: 1 once its watcher sets `vacated` */
+	uint32_t edge_acks;      /* best-effort: 1 once its watcher answers for `vacated` */
 	/*
 	 * Latency: original launches counted by the first COLOC_LANES
 	 * launching threads, each in its own lane, without a locked

@@ -347,6 +347,16 @@ static struct ctx_state *state_for_current(void)
 			coloc_log(COLOC_LOG_WARN, "preemption: no watcher thread; persistent kernels "
 				  "run to their end");
 			s->seg = NULL;
+		} else if (s->seg && s->self) {
+			/*
+			 * Before any persistent launch of the context: a latency tenant's
+			 * busy edge from now on waits for the watcher (sched.c), which
+			 * handles it even if it has not begun its first round yet.
+			 */
+			__atomic_store_n(&s->self->vacated,
+					 __atomic_load_n(&s->seg->epoch, __ATOMIC_SEQ_CST),
+					 __ATOMIC_RELEASE);
+			__atomic_store_n(&s->self->edge_acks, 1, __ATOMIC_RELEASE);
 		}
 	}
 	pthread_mutex_unlock(&pre.lock);
@@ -1241,11 +1251,8 @@ static void *watcher(void *arg)
 		 * and off the GPU.  A latency tenant with COLOC_EDGE_WAIT_US waits
 		 * for this before its first launch (sched.c, wait_vacated).
 		 */
-		if (me) {
-			if (busy)
-				__atomic_store_n(&me->vacated, epoch, __ATOMIC_RELEASE);
-			__atomic_store_n(&me->edge_acks, 1, __ATOMIC_RELEASE);
-		}
+		if (me && busy)
+			__atomic_store_n(&me->vacated, epoch, __ATOMIC_RELEASE);
 		/*
 		 * While a latency tenant is busy, look every 100 ms whether it
 		 * still lives: a dead one is reaped, which bumps the epoch.

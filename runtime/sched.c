@@ -117,6 +117,7 @@ static struct {
 	int monitor_started;
 	uint64_t hold_ns;
 	uint64_t edge_wait_ns; /* COLOC_EDGE_WAIT_US */
+	bool edge_auto;        /* ... auto (the default): EDGE_WAIT_AUTO_NS without MPS, else 0 */
 	bool by_kernel;       /* COLOC_BUSY=kernel */
 	unsigned depth;       /* COLOC_BE_DEPTH */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2 };
@@ -400,9 +401,9 @@ static void light_fence_setup(void)
  * the GPU with it slice by slice, and the best-effort tenant's stop, a
  * command of its own context, lands only in its next slice.
  */
-static void wait_vacated(struct dev_state *d, uint32_t epoch)
+static void wait_vacated(struct dev_state *d, uint32_t epoch, uint64_t wait_ns)
 {
-	uint64_t deadline = now_ns() + sched.edge_wait_ns;
+	uint64_t deadline = now_ns() + wait_ns;
 	struct coloc_segment *seg = d->seg;
 
 	for (;;) {
@@ -430,12 +431,29 @@ static void wait_vacated(struct dev_state *d, uint32_t epoch)
 }
 
 /*
+ * COLOC_EDGE_WAIT_US=auto: how long without MPS.  On an H200 beside the long
+ * GPT trainer 0.5 ms made the latency tenant's p99 +0.5% over alone against
+ * +39.6% without the wait; under MPS it made it worse, +27.8% against +19.4%
+ * (benchmarks/results/2026-11-27-h200/edge-wait/, call 3).
+ */
+#define EDGE_WAIT_AUTO_NS 500000u
+
+/* The wait at a busy edge: the configured one, or auto's for this device. */
+static uint64_t edge_wait_ns(void)
+{
+	if (!sched.edge_auto)
+		return sched.edge_wait_ns;
+	return coloc_sched_mps() ? 0 : EDGE_WAIT_AUTO_NS;
+}
+
+/*
  * mark_busy's way when the tenant was idle: wakes the monitor and the
  * best-effort watchers; `before` (the launch has not reached the driver
  * yet): then waits for them as COLOC_EDGE_WAIT_US says.
  */
 static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d, bool before)
 {
+	uint64_t wait_ns = before ? edge_wait_ns() : 0;
 	uint32_t epoch = 0;
 	bool edge = false;
 
@@ -445,7 +463,7 @@ static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d, b
 		__atomic_store_n(&d->self->busy, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&d->self->counters[TC_BUSY_PERIODS], 1, __ATOMIC_RELAXED);
 		epoch = coloc_coord_signal(d->seg); /* best-effort watchers stop their kernels */
-		edge = before && sched.edge_wait_ns;
+		edge = wait_ns != 0;
 		/*
 		 * Nothing of this launch is in the driver while it waits: the
 		 * monitor must not find the context drained and mark the tenant
@@ -458,7 +476,7 @@ static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d, b
 	}
 	pthread_mutex_unlock(&sched.lock);
 	if (edge) {
-		wait_vacated(d, epoch);
+		wait_vacated(d, epoch, wait_ns);
 		/* Busy again for a monitor that cleared the flag meanwhile, before it may settle. */
 		__atomic_store_n(&d->launched, true, __ATOMIC_SEQ_CST);
 		__atomic_sub_fetch(&d->edge_waits, 1, __ATOMIC_SEQ_CST);
@@ -870,13 +888,14 @@ __attribute__((constructor)) static void sched_init(void)
 	}
 	if (hold && *hold)
 		sched.hold_ns = strtoull(hold, NULL, 10) * 1000u;
-	if (edge && *edge) {
+	sched.edge_auto = !edge || !*edge || strcmp(edge, "auto") == 0;
+	if (!sched.edge_auto) {
 		char *end;
 		unsigned long long us = strtoull(edge, &end, 10);
 
-		if (*end || us > 100000) {
-			coloc_log(COLOC_LOG_ERROR, "COLOC_EDGE_WAIT_US='%s' is not a whole number of "
-				  "microseconds from 0 to 100000; colocc is off", edge);
+		if (*end || edge[0] == '-' || us > 100000) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_EDGE_WAIT_US='%s' is not auto or a whole "
+				  "number of microseconds from 0 to 100000; colocc is off", edge);
 			coloc_cfg.disabled = true;
 		}
 		sched.edge_wait_ns = us * 1000u;

@@ -67,6 +67,12 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         leave and the kernel ends with blocks left, and the launching thread,
         which waits for it, relaunches it once the stop is cleared
   preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+  preempt-host-edge  as preempt-host, with the latency tenant under
+        time-slicing too (COLOC_EDGE_WAIT_US=auto waits there) and both tenants
+        writing one fake driver log: the latency tenant's launch reaches the
+        driver only once the best-effort kernel has left; with
+        COLOC_EDGE_WAIT_US=0 in the latency tenant's environment (EDGE_WAIT=0
+        in the harness's) it does not wait
   preempt-host-side  as preempt-host, and a second thread of the best-effort
         tenant puts work on the held kernel's stream once it is stopped
         (APP --side): a set on a non-blocking stream of its own, which goes at
@@ -227,7 +233,7 @@ if mode.startswith("preempt"):
         # Time-slicing: a stopped kernel waits on its stream, not on the GPU;
         # 1 + 24 relaunches (it is not measured yet).
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="stream", COLOC_PARK_LINKS="1")
-    if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side"):
+    if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side", "preempt-host-edge"):
         # Time-slicing: a stopped kernel is held by its launching thread.
         # Its relaunch is, like the launch, a kernel on the application's
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
@@ -249,6 +255,10 @@ if mode.startswith("preempt"):
     be = Tenant([app] + be_args + ["--wait=sync", ptx], be_env)
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="300000")
     lat_env.pop("COLOC_FAKE_LOG", None)
+    if mode == "preempt-host-edge":
+        # One log for both (one write(2) per line, O_APPEND): its order is the calls'.
+        lat_env.update(COLOC_FAKE_MPS="0", COLOC_FAKE_LOG=be_env["COLOC_FAKE_LOG"],
+                       COLOC_EDGE_WAIT_US=os.environ.get("EDGE_WAIT", "auto"))
     if mode == "preempt-dead":
         lat_env["COLOC_FAKE_KERNEL_US"] = "20000000"
         latencies = [started(["--sleep-ms=30000", ptx], lat_env)]
