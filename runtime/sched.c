@@ -30,6 +30,14 @@
  * when the tenant's own threads leave the CPU, so on a crowded CPU the
  * tenant only counts as busy a little longer, never launches slower.
  *
+ * At the idle-to-busy edge, without MPS (COLOC_EDGE_WAIT_US=auto), the
+ * launch that made it waits, 0.5 ms at most, until the best-effort tenants'
+ * watchers say their persistent kernels have stopped (wait_vacated): under
+ * time-slicing their stop is a command of their own context and would land
+ * only in its next time slice once the latency kernel had the GPU.  While a
+ * launch waits there the monitor does not mark the tenant idle
+ * (edge_waits): nothing of the launch is in the driver yet.
+ *
  * Either way COLOC_HOLD_US must also have passed since the last launch.
  * The flag is checked again before the idle mark is published, so a launch
  * racing with it leaves the tenant busy: the launch stores the flag and
