@@ -429,7 +429,9 @@ static void wait_vacated(struct dev_state *d, uint32_t epoch, uint64_t wait_ns)
 		if (!pending)
 			return;
 		if (now_ns() > deadline) {
-			coloc_sched_count(TC_EDGE_TIMEOUTS, 1);
+			__atomic_fetch_add(&d->self->counters[TC_EDGE_TIMEOUTS], 1, __ATOMIC_RELAXED);
+			/* A tenant that died does not answer: reaped, it is not waited for again. */
+			coloc_coord_reap(seg);
 			return;
 		}
 #if defined(__x86_64__) || defined(__i386__)

@@ -32,6 +32,8 @@
  *                      with TEXT, puts work on a non-blocking stream of its own (a 4-byte set to
  *                      1), then on the default stream (a set to 7, an event record) and
  *                      synchronizes the stream and the context; joined after the launches
+ *   --wait=between     (one thread) after the first launch, before the next: as --wait, with
+ *                      "app: waiting between the launches"
  *   --wait=launch|sync (either or both) before the launches, or after them (before --sleep-ms
  *                      and the synchronization): print "app: waiting before the launches" (or
  *                      "... before synchronizing"), then read a line of standard input (or its
@@ -332,7 +334,7 @@ struct job {
 	CUdeviceptr buf2;
 	const char *how;
 	unsigned gx, gy, gz, bx, by, bz, shmem;
-	int repeat, timed, failed, sync_each;
+	int repeat, timed, failed, sync_each, wait_between;
 };
 
 static void *launches(void *arg)
@@ -409,6 +411,8 @@ static void *launches(void *arg)
 			j->failed = 1;
 			return NULL;
 		}
+		if (r == 0 && j->wait_between)
+			wait_stdin("between the launches");
 	}
 	return NULL;
 }
@@ -465,6 +469,7 @@ int main(int argc, char **argv)
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	int device = -1, alternate = -1, late_device = -1, wait_launch = 0, wait_sync = 0;
+	int wait_between = 0;
 	struct side side = { NULL, 0, NULL, 0 };
 	pthread_t side_thread;
 	CUcontext ctx2 = NULL;
@@ -523,6 +528,8 @@ int main(int argc, char **argv)
 			wait_launch = flush_lines = 1;
 		else if (!strcmp(a, "--wait=sync"))
 			wait_sync = flush_lines = 1;
+		else if (!strcmp(a, "--wait=between"))
+			wait_between = flush_lines = 1;
 		else if (!strncmp(a, "--late-device=", 14))
 			late_device = atoi(a + 14);
 		else if (!strncmp(a, "--repeat=", 9))
@@ -635,7 +642,7 @@ int main(int argc, char **argv)
 	{
 		struct job job = { fn, kernel_handle, buf, { NULL, ctx2 }, fn2, buf2, how, grid[0],
 				   grid[1], grid[2], block[0], block[1], block[2], shmem, repeat, timed,
-				   0, sync_each };
+				   0, sync_each, wait_between };
 		pthread_t th[64];
 
 		if (alternate >= 0 &&

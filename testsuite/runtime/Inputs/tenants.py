@@ -68,11 +68,17 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         which waits for it, relaunches it once the stop is cleared
   preempt-host-restart  as preempt-host, with COLOC_RESTART=1
   preempt-host-edge  as preempt-host, with the latency tenant under
-        time-slicing too (COLOC_EDGE_WAIT_US=auto waits there) and both tenants
-        writing one fake driver log: the latency tenant's launch reaches the
-        driver only once the best-effort kernel has left; with
-        COLOC_EDGE_WAIT_US=0 in the latency tenant's environment (EDGE_WAIT=0
-        in the harness's) it does not wait
+        time-slicing too and both tenants writing one fake driver log; the
+        stopped kernel leaves 50 ms after it sees the stop
+        (COLOC_FAKE_LEAVE_US), and the latency tenant waits at its busy edge
+        for up to 100 ms (COLOC_EDGE_WAIT_US, or EDGE_WAIT from the harness's
+        environment): its launch reaches the driver only once the kernel has
+        left
+  edge-dead-be  under time-slicing, a latency tenant launches once (and joins),
+        a best-effort tenant launches a persistent kernel and is killed; the
+        latency tenant's next busy edge waits for the dead tenant's watcher
+        until COLOC_EDGE_WAIT_US runs out, reaps it, and its next edges do
+        not wait (colocctl: one wait timed out, the dead tenant gone)
   preempt-host-side  as preempt-host, and a second thread of the best-effort
         tenant puts work on the held kernel's stream once it is stopped
         (APP --side): a set on a non-blocking stream of its own, which goes at
@@ -165,6 +171,11 @@ class Tenant:
             if line.startswith(prefix):
                 return True
 
+    def step(self):
+        """Lets a program that waits (--wait) go on to its next wait."""
+        self.p.stdin.write("\n")
+        self.p.stdin.flush()
+
     def go(self):
         """Lets a program that waits (--wait) go on."""
         if not self.p.stdin.closed:
@@ -208,6 +219,29 @@ def best_effort(timeout=60):
     return int(re.search(r"took (\d+) ms", out).group(1))
 
 
+if mode == "edge-dead-be":
+    lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_MPS="0", COLOC_FAKE_KERNEL_US="1000")
+    lat = Tenant([app, "--repeat=3", "--sync-each", "--wait=between", "--wait=sync", ptx], lat_env)
+    if not lat.until("app: waiting between the launches"):
+        sys.exit(f"latency tenant did not launch: {''.join(lat.out)}")
+    status_until(lambda o: re.search(r"latency\s+idle", o) is not None)
+    be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_MPS="0", COLOC_FAKE_RESIDENT_US="20000000",
+                  COLOC_FAKE_PTB_STOP_AFTER="3",
+                  COLOC_FAKE_LOG=os.path.join(run_dir, "be-fake.log"))
+    be = Tenant([app, "--grid=16,1,1", "--wait=sync", ptx], be_env)
+    if not kernel_launched(be_env["COLOC_FAKE_LOG"], be):
+        sys.exit(f"best-effort kernel not launched: {''.join(be.out)}")
+    be.p.kill()
+    be.p.wait()
+    print("best-effort tenant killed")
+    lat.step()
+    if not lat.until("app: waiting before synchronizing"):
+        sys.exit(f"latency tenant did not finish its launches: {''.join(lat.out)}")
+    out = status_until(lambda o: "timed out" in o)
+    print(out, end="")
+    lat.finish()
+    sys.exit(lat.p.returncode)
+
 if mode.startswith("preempt"):
     be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_PTB_STOP_AFTER="3",
                   COLOC_FAKE_RESIDENT_US="20000000")
@@ -241,6 +275,8 @@ if mode.startswith("preempt"):
         be_env["COLOC_STATS_FILE"] = os.path.join(run_dir, "be-stats.json")
     if mode == "preempt-host-side":
         be_args = be_args + ["--side=fn=__coloc_ptb_scale left"]
+    if mode == "preempt-host-edge":
+        be_env["COLOC_FAKE_LEAVE_US"] = "50000"
     if mode in ("preempt-restart", "preempt-stream-restart", "preempt-host-restart"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
@@ -258,7 +294,7 @@ if mode.startswith("preempt"):
     if mode == "preempt-host-edge":
         # One log for both (one write(2) per line, O_APPEND): its order is the calls'.
         lat_env.update(COLOC_FAKE_MPS="0", COLOC_FAKE_LOG=be_env["COLOC_FAKE_LOG"],
-                       COLOC_EDGE_WAIT_US=os.environ.get("EDGE_WAIT", "auto"))
+                       COLOC_EDGE_WAIT_US=os.environ.get("EDGE_WAIT", "100000"))
     if mode == "preempt-dead":
         lat_env["COLOC_FAKE_KERNEL_US"] = "20000000"
         latencies = [started(["--sleep-ms=30000", ptx], lat_env)]

@@ -18,6 +18,8 @@
  *   COLOC_FAKE_PTB_STOP_AFTER   a ptb launch with park = 1 runs this many blocks, then
  *                               stays resident (fake_launch.c)
  *   COLOC_FAKE_RESIDENT_US=N    a resident kernel finishes by itself N us after its launch
+ *   COLOC_FAKE_LEAVE_US=N       a stopped kernel without a parker (park 0) leaves N us after
+ *                               it first saw the stop (default: at once)
  *   COLOC_FAKE_LINK_FAIL=1      every cuLinkComplete fails with CUDA_ERROR_INVALID_PTX
  *   COLOC_FAKE_NO_HELPERS=1     ptb launches with park = 0 fail with
  *                               CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (helpers that cannot run)

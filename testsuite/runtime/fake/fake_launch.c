@@ -661,6 +661,8 @@ struct resident {
 	uint64_t ctl, stop, total, finish_ns;
 	uint64_t redo;     /* its redo ring, or 0 */
 	uint32_t cap;      /* the ring's entries: twice its workers */
+	uint64_t stop_seen_ns; /* COLOC_FAKE_LEAVE_US: when it first saw its stop */
+	bool block_held;       /* ... and its control block counts a block not yet done */
 };
 
 static struct resident resident[MAX_RESIDENT];
@@ -798,6 +800,34 @@ static void resident_start(struct resident *r, unsigned char *ctl)
 	resident_log(r, what);
 }
 
+/*
+ * COLOC_FAKE_LEAVE_US: a stopped kernel without a parker leaves that long
+ * after it saw the stop, one block of it still running meanwhile (its
+ * control block counts one block done less than taken, as a watcher reading
+ * it back would see on a GPU).
+ */
+static bool leave_later(struct resident *r, unsigned char *ctl)
+{
+	const char *env = getenv("COLOC_FAKE_LEAVE_US");
+	uint64_t now = fake_now_ns();
+	uint32_t done = (uint32_t)le_load(ctl + 4, 4);
+
+	if (!env || !*env)
+		return false;
+	if (!r->stop_seen_ns) {
+		r->stop_seen_ns = now;
+		r->block_held = done > 0;
+		if (r->block_held)
+			le_store32(ctl + 4, done - 1);
+	}
+	if (now < r->stop_seen_ns + strtoull(env, NULL, 10) * 1000u)
+		return true;
+	if (r->block_held)
+		le_store32(ctl + 4, (uint32_t)le_load(ctl + 4, 4) + 1);
+	r->block_held = false;
+	return false;
+}
+
 void fake_progress(void)
 {
 	for (unsigned i = 0; i < MAX_RESIDENT; i++) {
@@ -825,6 +855,8 @@ void fake_progress(void)
 			continue;
 		}
 		stopped = ptb_stopped(r->stop, r->parked, r->parks);
+		if (!r->parks && stopped && leave_later(r, ctl))
+			continue;
 		if (!r->parks && stopped) { /* no parker: its workers leave */
 			uint32_t next = (uint32_t)le_load(ctl, 4);
 
