@@ -632,6 +632,23 @@ static CUresult launch_best_effort(const struct launch *l)
 		account(&run, false);
 		goto out;
 	}
+	/*
+	 * A communication kernel waits for its peers, which may be kernels this
+	 * thread launches next (NCCL's group launches over several GPUs): held,
+	 * stopped or sliced, it could wait for them forever.  Never transformed.
+	 */
+	if (coloc_sched_name_is_comm(name)) {
+		static int logged;
+
+		if (!__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
+			coloc_log(COLOC_LOG_INFO, "communication kernels (NCCL's, e.g. '%s') run "
+				  "original: they wait for their peers, which a stop, a held launch or "
+				  "a slice could keep from running", name);
+		count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
+		rc = launch_original(l, NULL, false, 0);
+		account(&run, false);
+		goto out;
+	}
 	fns = coloc_variants_for(m, name, &k);
 	if (!fns)
 		why = !k ? (m->failed ? m->failed : "the kernel is not in its module's PTX") :

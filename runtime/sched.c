@@ -296,7 +296,7 @@ void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n)
 /* Open addressing: handle | 1 when it is a communication kernel; a slot is written once. */
 static uintptr_t comm_cache[COMM_SLOTS];
 
-static bool name_is_comm(const char *name)
+bool coloc_sched_name_is_comm(const char *name)
 {
 	/* NCCL's device kernels, as PyTorch and NCCL's own tests launch them. */
 	return name && (strncmp(name, "ncclKernel", 10) == 0 || strncmp(name, "ncclDevKernel", 13) == 0 ||
@@ -322,7 +322,7 @@ static bool is_comm(CUfunction fn)
 	if (REAL(cuFuncGetName)(&name, fn) != CUDA_SUCCESS &&
 	    REAL(cuKernelGetName)(&name, (CUkernel)fn) != CUDA_SUCCESS)
 		name = NULL;
-	comm = name_is_comm(name);
+	comm = coloc_sched_name_is_comm(name);
 	if (h & 1)
 		return comm; /* not a pointer colocc can tag: asked every time */
 	for (size_t n = 0, k = start; n < 8; n++, k = (k + 1) % COMM_SLOTS) {

@@ -108,6 +108,8 @@ void coloc_sched_issue_end(CUstream stream, enum coloc_stream_flavor flavor, uin
  * context is current.  Without MPS the GPU time-slices between processes.
  */
 bool coloc_sched_mps(void);
+/* Whether a kernel of this name is a communication kernel (NCCL's). */
+bool coloc_sched_name_is_comm(const char *name);
 /*
  * COLOC_SHARE in 1/1024 (0: off).  Under COLOC_SHARE=auto, asked of the
  * current context's device once (MPS: 0.7, else 0); 0 while no context is
