@@ -291,15 +291,23 @@ void coloc_stat_refusal(const char *reason);
 
 /* Held launches live in the process; 0 but while a best-effort thread holds one. */
 extern int coloc_holds_live;
-void coloc_fence_slow(CUstream stream, enum coloc_stream_flavor flavor);
+void coloc_fence_begin_slow(CUstream stream, enum coloc_stream_flavor flavor);
+void coloc_fence_end_slow(void);
 /*
- * Before a hooked call that puts work on `stream` (NULL: the default stream
- * of `flavor`): waits until no held launch it must come after is live.
+ * Around a driver call that puts work on an application's stream `stream`
+ * (NULL: the default stream of `flavor`), after anything that may block:
+ * begin waits until no other thread's held launch that the work must
+ * follow is live; end closes the bracket.  Best-effort tenants only.
  */
-static inline void coloc_fence(CUstream stream, enum coloc_stream_flavor flavor)
+static inline void coloc_fence_begin(CUstream stream, enum coloc_stream_flavor flavor)
 {
-	if (__builtin_expect(__atomic_load_n(&coloc_holds_live, __ATOMIC_ACQUIRE) != 0, 0))
-		coloc_fence_slow(stream, flavor);
+	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+		coloc_fence_begin_slow(stream, flavor);
+}
+static inline void coloc_fence_end(void)
+{
+	if (coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
+		coloc_fence_end_slow();
 }
 /* A held launch on `stream` of the current context begins; its slot, or -1 (none free). */
 int coloc_hold_register(CUstream stream, enum coloc_stream_flavor flavor);

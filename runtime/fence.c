@@ -32,8 +32,20 @@
  * synchronous copies and sets, which go on the legacy stream (or the
  * caller's per-thread stream).
  *
- * With no hold live (every latency tenant, and a best-effort tenant whose
- * kernels are not held) the check is one load.
+ * The check and the driver's call must be one step against a hold's
+ * registration, or a call that passed the check could reach the driver
+ * after the held kernel's first launch: each driver call that puts work on
+ * an application's stream is bracketed (coloc_fence_begin/_end, only there,
+ * after anything that may block, such as the gating of best-effort
+ * launches), the bracket counts itself in `inflight` before it looks for
+ * holds, and a thread registering a hold waits, after it is published, until
+ * no bracket is open (Dekker's pattern: one of the two sees the other).  Two
+ * threads holding launches on one stream would each wait for the other: the
+ * second waits for the first's end before it registers.  A thread never
+ * waits for its own hold (its relaunches are bracketed too).
+ *
+ * Latency tenants hold nothing and skip all of it; in a best-effort tenant
+ * with no hold live a bracket is two atomic additions and a load.
  */
 #include <pthread.h>
 
@@ -56,13 +68,17 @@ struct stream_id {
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t ended;
+	pthread_cond_t quiet; /* `inflight` reached 0 while a registration waited */
 	struct hold_entry {
 		bool used;
-		struct stream_id id;
+		struct stream_id id; /* id.thread: the holding thread */
 	} holds[MAX_HOLDS];
-} fence = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { { 0 } } };
+} fence = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	    { { 0 } } };
 
 int coloc_holds_live;
+/* Brackets open (between their check and the end of their driver call), and registrations waiting. */
+static int inflight, inflight_waiters;
 
 static void resolve(struct stream_id *id, CUstream s, enum coloc_stream_flavor flavor)
 {
@@ -110,6 +126,16 @@ static bool must_follow(const struct stream_id *held, const struct stream_id *op
 	return (held->kind == ID_LEGACY && op->blocking) || (op->kind == ID_LEGACY && held->blocking);
 }
 
+/* Whether a live hold of another thread is one that work on `op` must follow. */
+static bool must_wait(const struct stream_id *op)
+{
+	for (int i = 0; i < MAX_HOLDS; i++)
+		if (fence.holds[i].used && !pthread_equal(fence.holds[i].id.thread, op->thread) &&
+		    must_follow(&fence.holds[i].id, op))
+			return true;
+	return false;
+}
+
 int coloc_hold_register(CUstream stream, enum coloc_stream_flavor flavor)
 {
 	struct stream_id id;
@@ -117,6 +143,9 @@ int coloc_hold_register(CUstream stream, enum coloc_stream_flavor flavor)
 
 	resolve(&id, stream, flavor);
 	pthread_mutex_lock(&fence.lock);
+	/* Another thread's hold this one's launch must follow: after its end. */
+	while (must_wait(&id))
+		pthread_cond_wait(&fence.ended, &fence.lock);
 	for (int i = 0; i < MAX_HOLDS && slot < 0; i++)
 		if (!fence.holds[i].used)
 			slot = i;
@@ -124,6 +153,11 @@ int coloc_hold_register(CUstream stream, enum coloc_stream_flavor flavor)
 		fence.holds[slot].used = true;
 		fence.holds[slot].id = id;
 		__atomic_add_fetch(&coloc_holds_live, 1, __ATOMIC_SEQ_CST);
+		/* Brackets that passed their check before the hold was published: done first. */
+		inflight_waiters++;
+		while (__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
+			pthread_cond_wait(&fence.quiet, &fence.lock);
+		inflight_waiters--;
 	}
 	pthread_mutex_unlock(&fence.lock);
 	if (slot < 0) {
@@ -148,29 +182,41 @@ void coloc_hold_unregister(int slot)
 	pthread_mutex_unlock(&fence.lock);
 }
 
-/* Whether a live hold is one that `op` must follow. */
-static bool must_wait(const struct stream_id *op)
-{
-	for (int i = 0; i < MAX_HOLDS; i++)
-		if (fence.holds[i].used && must_follow(&fence.holds[i].id, op))
-			return true;
-	return false;
-}
-
-void coloc_fence_slow(CUstream stream, enum coloc_stream_flavor flavor)
+void coloc_fence_begin_slow(CUstream stream, enum coloc_stream_flavor flavor)
 {
 	struct stream_id op;
 	bool waited = false;
 
-	resolve(&op, stream, flavor);
-	pthread_mutex_lock(&fence.lock);
-	while (must_wait(&op)) {
+	for (;;) {
+		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&coloc_holds_live, __ATOMIC_SEQ_CST))
+			return;
+		resolve(&op, stream, flavor);
+		pthread_mutex_lock(&fence.lock);
+		if (!must_wait(&op)) {
+			pthread_mutex_unlock(&fence.lock);
+			return;
+		}
+		/* Out of the count while it waits: the hold's owner may be registering another. */
+		if (!__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST) && inflight_waiters)
+			pthread_cond_broadcast(&fence.quiet);
 		if (!waited)
 			coloc_stat_add(STAT_HOLD_FENCE_WAITS, 1);
 		waited = true;
-		pthread_cond_wait(&fence.ended, &fence.lock);
+		while (must_wait(&op))
+			pthread_cond_wait(&fence.ended, &fence.lock);
+		pthread_mutex_unlock(&fence.lock);
 	}
-	pthread_mutex_unlock(&fence.lock);
+}
+
+void coloc_fence_end_slow(void)
+{
+	if (!__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&inflight_waiters, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_lock(&fence.lock);
+		pthread_cond_broadcast(&fence.quiet);
+		pthread_mutex_unlock(&fence.lock);
+	}
 }
 
 /* The FENCE lines of hooks.def: the call waits for holds it must follow, then goes on. */
@@ -179,8 +225,12 @@ void coloc_fence_slow(CUstream stream, enum coloc_stream_flavor flavor)
 #define FENCE(sym, api, since, flavor, params, args, stream)     \
 	CUresult hook_##sym(sym##_fn real, COLOC_UNPAREN params) \
 	{                                                        \
-		coloc_fence(stream, flavor);                     \
-		return real args;                                \
+		CUresult rc;                                     \
+                                                                 \
+		coloc_fence_begin(stream, flavor);               \
+		rc = real args;                                  \
+		coloc_fence_end();                               \
+		return rc;                                       \
 	}
 #include "hooks.def"
 #undef HOOK
@@ -192,6 +242,8 @@ static void after_fork_child(void)
 	/* The child has only the forking thread, which held nothing in a hook. */
 	pthread_mutex_init(&fence.lock, NULL);
 	pthread_cond_init(&fence.ended, NULL);
+	pthread_cond_init(&fence.quiet, NULL);
+	inflight = inflight_waiters = 0;
 	for (int i = 0; i < MAX_HOLDS; i++)
 		fence.holds[i].used = false;
 	coloc_holds_live = 0;

@@ -179,32 +179,56 @@ static CUresult begin(CUresult rc, struct capture *c, CUstreamCaptureMode mode)
 /* The CUDA 10.0 entry point has no mode: its captures are global. */
 CUresult hook_cuStreamBeginCapture(cuStreamBeginCapture_fn real, CUstream stream)
 {
-	struct capture *c = capture_open(stream, STREAM_LEGACY, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	struct capture *c;
+	CUresult rc;
 
-	return begin(real(stream), c, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	/* Not into the middle of another thread's held launch on it (fence.c). */
+	coloc_fence_begin(stream, STREAM_LEGACY);
+	c = capture_open(stream, STREAM_LEGACY, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	rc = real(stream);
+	coloc_fence_end();
+	return begin(rc, c, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 CUresult hook_cuStreamBeginCapture_ptsz(cuStreamBeginCapture_ptsz_fn real, CUstream stream)
 {
-	struct capture *c = capture_open(stream, STREAM_PTDS, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	struct capture *c;
+	CUresult rc;
 
-	return begin(real(stream), c, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	/* Not into the middle of another thread's held launch on it (fence.c). */
+	coloc_fence_begin(stream, STREAM_PTDS);
+	c = capture_open(stream, STREAM_PTDS, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	rc = real(stream);
+	coloc_fence_end();
+	return begin(rc, c, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 CUresult hook_cuStreamBeginCapture_v2(cuStreamBeginCapture_v2_fn real, CUstream stream,
 				      CUstreamCaptureMode mode)
 {
-	struct capture *c = capture_open(stream, STREAM_LEGACY, mode);
+	struct capture *c;
+	CUresult rc;
 
-	return begin(real(stream, mode), c, mode);
+	/* Not into the middle of another thread's held launch on it (fence.c). */
+	coloc_fence_begin(stream, STREAM_LEGACY);
+	c = capture_open(stream, STREAM_LEGACY, mode);
+	rc = real(stream, mode);
+	coloc_fence_end();
+	return begin(rc, c, mode);
 }
 
 CUresult hook_cuStreamBeginCapture_v2_ptsz(cuStreamBeginCapture_v2_ptsz_fn real, CUstream stream,
 					   CUstreamCaptureMode mode)
 {
-	struct capture *c = capture_open(stream, STREAM_PTDS, mode);
+	struct capture *c;
+	CUresult rc;
 
-	return begin(real(stream, mode), c, mode);
+	/* Not into the middle of another thread's held launch on it (fence.c). */
+	coloc_fence_begin(stream, STREAM_PTDS);
+	c = capture_open(stream, STREAM_PTDS, mode);
+	rc = real(stream, mode);
+	coloc_fence_end();
+	return begin(rc, c, mode);
 }
 
 CUresult hook_cuStreamBeginCaptureToGraph(cuStreamBeginCaptureToGraph_fn real, CUstream stream,
@@ -212,9 +236,15 @@ CUresult hook_cuStreamBeginCaptureToGraph(cuStreamBeginCaptureToGraph_fn real, C
 					  const CUgraphEdgeData *data, size_t ndeps,
 					  CUstreamCaptureMode mode)
 {
-	struct capture *c = capture_open(stream, STREAM_LEGACY, mode);
+	struct capture *c;
+	CUresult rc;
 
-	return begin(real(stream, graph, deps, data, ndeps, mode), c, mode);
+	/* Not into the middle of another thread's held launch on it (fence.c). */
+	coloc_fence_begin(stream, STREAM_LEGACY);
+	c = capture_open(stream, STREAM_LEGACY, mode);
+	rc = real(stream, graph, deps, data, ndeps, mode);
+	coloc_fence_end();
+	return begin(rc, c, mode);
 }
 
 CUresult hook_cuStreamBeginCaptureToGraph_ptsz(cuStreamBeginCaptureToGraph_ptsz_fn real,
@@ -222,9 +252,15 @@ CUresult hook_cuStreamBeginCaptureToGraph_ptsz(cuStreamBeginCaptureToGraph_ptsz_
 					       const CUgraphNode *deps, const CUgraphEdgeData *data,
 					       size_t ndeps, CUstreamCaptureMode mode)
 {
-	struct capture *c = capture_open(stream, STREAM_PTDS, mode);
+	struct capture *c;
+	CUresult rc;
 
-	return begin(real(stream, graph, deps, data, ndeps, mode), c, mode);
+	/* Not into the middle of another thread's held launch on it (fence.c). */
+	coloc_fence_begin(stream, STREAM_PTDS);
+	c = capture_open(stream, STREAM_PTDS, mode);
+	rc = real(stream, graph, deps, data, ndeps, mode);
+	coloc_fence_end();
+	return begin(rc, c, mode);
 }
 
 CUresult hook_cuStreamEndCapture(cuStreamEndCapture_fn real, CUstream stream, CUgraph *graph)
@@ -279,8 +315,6 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 {
 	CUresult rc;
 
-	/* After the held launches it must follow (fence.c). */
-	coloc_fence(stream, flavor);
 	/* Into a stream in capture: a child graph node, recorded, not run. */
 	if (coloc_graph_capture_open() &&
 	    (stream_capturing(stream, flavor) ||
@@ -297,7 +331,10 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 	}
 	coloc_gpu_gate_enter();
 	coloc_sched_issue_begin(false, 0); /* a graph counts as a whole bound */
+	/* After the held launches it must follow (fence.c). */
+	coloc_fence_begin(stream, flavor);
 	rc = real(exec, stream);
+	coloc_fence_end();
 	if (rc == CUDA_SUCCESS) {
 		coloc_sched_issue_end(stream, flavor, 0);
 		coloc_sched_count(TC_GRAPH_LAUNCHES, 1);

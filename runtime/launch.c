@@ -30,6 +30,7 @@
  * A persistent kernel that already runs is stopped by preempt.c when the
  * latency tenant turns busy, and resumed by helpers when it is idle.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +62,26 @@ static void count(enum coloc_stat s, enum coloc_tenant_counter c)
 	coloc_sched_count(c, 1);
 }
 
+/* The application's launch as it made it, after the held launches it must follow (fence.c). */
+static CUresult launch_unchanged(const struct launch *l)
+{
+	CUresult rc;
+
+	coloc_fence_begin(l->stream, l->flavor);
+	if (l->config)
+		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
+	else if (l->cooperative)
+		rc = COLOC_CAST(cuLaunchCooperativeKernel_fn, l->real)(
+			l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z,
+			l->shmem, l->stream, l->params);
+	else
+		rc = COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z,
+							    l->block.x, l->block.y, l->block.z,
+							    l->shmem, l->stream, l->params, l->extra);
+	coloc_fence_end();
+	return rc;
+}
+
 /*
  * `admitted`: a best-effort launch that passed coloc_sched_issue_try already;
  * `cost_ns`: its measured time within the bound, for the depth (0: unknown).
@@ -80,16 +101,7 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 	} else {
 		mark = coloc_sched_latency_launch(l->fn, l->stream, l->flavor);
 	}
-	if (l->config)
-		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
-	else if (l->cooperative)
-		rc = COLOC_CAST(cuLaunchCooperativeKernel_fn, l->real)(
-			l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z,
-			l->shmem, l->stream, l->params);
-	else
-		rc = COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z,
-							    l->block.x, l->block.y, l->block.z,
-							    l->shmem, l->stream, l->params, l->extra);
+	rc = launch_unchanged(l);
 	if (be && rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor, cost_ns);
 	else if (rc == CUDA_SUCCESS)
@@ -108,19 +120,27 @@ static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, co
 	return launch_original(l, probe, false, 0);
 }
 
+/* The driver's call, after other threads' held launches it must follow (fence.c). */
 static CUresult launch_variant(const struct launch *l, CUfunction fn, struct coloc_dim3 grid,
 			       void **params)
 {
+	CUresult rc;
+
+	coloc_fence_begin(l->stream, l->flavor);
 	if (l->config) {
 		CUlaunchConfig c = *l->config;
 
 		c.gridDimX = grid.x;
 		c.gridDimY = grid.y;
 		c.gridDimZ = grid.z;
-		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(&c, fn, params, NULL);
+		rc = COLOC_CAST(cuLaunchKernelEx_fn, l->real)(&c, fn, params, NULL);
+	} else {
+		rc = COLOC_CAST(cuLaunchKernel_fn, l->real)(fn, grid.x, grid.y, grid.z, l->block.x,
+							    l->block.y, l->block.z, l->shmem,
+							    l->stream, params, NULL);
 	}
-	return COLOC_CAST(cuLaunchKernel_fn, l->real)(fn, grid.x, grid.y, grid.z, l->block.x, l->block.y,
-					    l->block.z, l->shmem, l->stream, params, NULL);
+	coloc_fence_end();
+	return rc;
 }
 
 /*
@@ -355,11 +375,11 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 	CUresult rc;
 
 	/*
-	 * The GPU gate (memory.c) is held only to put work on the GPU: a swap of
-	 * this tenant's memory may go while the thread waits (it synchronizes
-	 * the context first, and a stopped held kernel has nothing on it).
+	 * The thread keeps the GPU gate (memory.c) it entered for the launch to
+	 * the end: another thread that waits for this hold (fence.c) may hold
+	 * the gate, and a swap waiting to close it would keep this thread from
+	 * entering it again.  A swap of the tenant's memory waits for the hold.
 	 */
-	coloc_gpu_gate_leave();
 	while ((rc = coloc_ptb_hold_done(slot, &done)) == CUDA_SUCCESS && done < total) {
 		/* Stopped again and again with no block done is no reason to hang: a minute. */
 		if (done != seen) {
@@ -369,20 +389,14 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 			rc = CUDA_ERROR_LAUNCH_TIMEOUT;
 			break;
 		}
-		coloc_gpu_gate_enter();
 		coloc_sched_issue_begin(true, 0);
 		rc = launch_variant(l, fn, wgrid, p->ptr);
-		if (rc == CUDA_SUCCESS) {
-			coloc_ptb_hold_again(slot, l->stream, l->flavor);
-			coloc_sched_issue_end(l->stream, l->flavor, 0);
-		}
-		coloc_gpu_gate_leave();
 		if (rc != CUDA_SUCCESS)
 			break;
+		coloc_ptb_hold_again(slot, l->stream, l->flavor);
+		coloc_sched_issue_end(l->stream, l->flavor, 0);
 		relaunches++;
 	}
-	/* launch() leaves the gate it entered. */
-	coloc_gpu_gate_enter();
 	coloc_ptb_hold_end(slot);
 	if (relaunches)
 		coloc_stat_add(STAT_HOLD_RELAUNCHES, relaunches);
@@ -446,9 +460,18 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	 * the first W pairs, its helpers (one at a time on the helper stream)
 	 * the next W.
 	 */
+	/*
+	 * Other threads' work on the stream waits for the whole held launch
+	 * (fence.c).  Published before the launch and outside the context's
+	 * lock, which coloc_ptb_begin takes: registering may wait.
+	 */
+	if (coloc_ptb_holds())
+		fence_slot = coloc_hold_register(l->stream, l->flavor);
 	if (coloc_ptb_begin(&slot, l->stream, l->flavor,
-			    16 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0)
+			    16 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0) {
+		coloc_hold_unregister(fence_slot);
 		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	if (slot.links)
 		slot.links = links_for(slot.links, estimate_ns);
 	v.control = slot.control;
@@ -468,15 +491,13 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		 */
 		coloc_ptb_end(&slot, false, l->stream, l->flavor, fn, workers, l->block, l->shmem,
 			      blocks_of(l->grid), NULL, 0, 0, 0);
+		coloc_hold_unregister(fence_slot);
 		*why = "its parameters do not fit colocc's buffer for resuming it";
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
 	slot.turns = turns;
-	/* Other threads' work on the stream waits for the whole held launch (fence.c). */
-	if (slot.hold)
-		fence_slot = coloc_hold_register(l->stream, l->flavor);
 	rc = launch_variant(l, fn, wgrid, p.ptr);
 	if (rc == CUDA_SUCCESS && slot.links)
 		ptb_links(l, k, fn, wgrid, &p, &v, &slot);
@@ -484,8 +505,14 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		      l->shmem, blocks_of(l->grid), packed, packed_size, park_offset, base_offset);
 	if (rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor, 0);
-	if (rc == CUDA_SUCCESS && slot.hold)
+	if (rc == CUDA_SUCCESS && slot.hold) {
+		int cancel;
+
+		/* Not cancelled inside (nanosleep is a cancellation point): the hold must end. */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 		ptb_hold(l, fn, wgrid, &p, &slot, blocks_of(l->grid));
+		pthread_setcancelstate(cancel, NULL);
+	}
 	coloc_hold_unregister(fence_slot);
 	if (rc != CUDA_SUCCESS) {
 		*why = "the driver refused its persistent form";
@@ -748,15 +775,7 @@ static CUresult launch_as_is(const struct launch *l)
 		coloc_log(COLOC_LOG_INFO, "launches during stream capture go to the driver as "
 			  "they are: original kernels, not gated");
 	coloc_sched_count(TC_LAUNCH_CAPTURED, 1);
-	if (l->config)
-		return COLOC_CAST(cuLaunchKernelEx_fn, l->real)(l->config, l->fn, l->params, l->extra);
-	if (l->cooperative)
-		return COLOC_CAST(cuLaunchCooperativeKernel_fn, l->real)(
-			l->fn, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z,
-			l->shmem, l->stream, l->params);
-	return COLOC_CAST(cuLaunchKernel_fn, l->real)(l->fn, l->grid.x, l->grid.y, l->grid.z,
-						      l->block.x, l->block.y, l->block.z, l->shmem,
-						      l->stream, l->params, l->extra);
+	return launch_unchanged(l);
 }
 
 static CUresult launch(const struct launch *l)
@@ -764,8 +783,6 @@ static CUresult launch(const struct launch *l)
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	CUresult rc;
 
-	/* After another thread's held launch it must follow (fence.c). */
-	coloc_fence(l->stream, l->flavor);
 	if (hands_off(l, be))
 		return launch_as_is(l);
 	if (!be)

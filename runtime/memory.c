@@ -198,8 +198,8 @@ void coloc_gpu_gate_open(void)
 }
 
 /*
- * Copies and sets: after the held launches they must follow (fence.c), through
- * the gate, nothing else (the GATE lines of hooks.def).
+ * Copies and sets: through the gate, and after the held launches they must
+ * follow (fence.c), nothing else (the GATE lines of hooks.def).
  */
 #define HOOK(sym, api, since, flavor, params, args)
 #define DRIVER(sym, params)
@@ -208,9 +208,10 @@ void coloc_gpu_gate_open(void)
 	{                                                           \
 		CUresult rc;                                        \
                                                                     \
-		coloc_fence(stream, flavor);          \
 		coloc_gpu_gate_enter();                             \
+		coloc_fence_begin(stream, flavor);                  \
 		rc = real args;                                     \
+		coloc_fence_end();                                  \
 		coloc_gpu_gate_leave();                             \
 		return rc;                                          \
 	}
@@ -317,12 +318,13 @@ static CUresult alloc_async(cuMemAllocAsync_fn real, enum coloc_stream_flavor fl
 {
 	CUresult rc;
 
-	coloc_fence(stream, flavor);
 	if (!ptr)
 		return real(ptr, bytes, stream);
 	if (!charge(bytes, "cuMemAllocAsync"))
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	coloc_fence_begin(stream, flavor);
 	rc = real(ptr, bytes, stream);
+	coloc_fence_end();
 	return settle(rc, &pointers, rc == CUDA_SUCCESS ? *ptr : 0, bytes);
 }
 
@@ -343,12 +345,13 @@ static CUresult alloc_pool_async(cuMemAllocFromPoolAsync_fn real, enum coloc_str
 {
 	CUresult rc;
 
-	coloc_fence(stream, flavor);
 	if (!ptr)
 		return real(ptr, bytes, pool, stream);
 	if (!charge(bytes, "cuMemAllocFromPoolAsync"))
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	coloc_fence_begin(stream, flavor);
 	rc = real(ptr, bytes, pool, stream);
+	coloc_fence_end();
 	return settle(rc, &pointers, rc == CUDA_SUCCESS ? *ptr : 0, bytes);
 }
 
@@ -369,8 +372,9 @@ static CUresult free_async(cuMemFreeAsync_fn real, enum coloc_stream_flavor flav
 {
 	CUresult rc;
 
-	coloc_fence(stream, flavor);
+	coloc_fence_begin(stream, flavor);
 	rc = real(ptr, stream);
+	coloc_fence_end();
 	release(&pointers, ptr, rc);
 	return rc;
 }

@@ -353,10 +353,13 @@ static struct ctx_state *state_for_current(void)
 			 * busy edge from now on waits for the watcher (sched.c), which
 			 * handles it even if it has not begun its first round yet.
 			 */
-			__atomic_store_n(&s->self->vacated,
-					 __atomic_load_n(&s->seg->epoch, __ATOMIC_SEQ_CST),
-					 __ATOMIC_RELEASE);
-			__atomic_store_n(&s->self->edge_acks, 1, __ATOMIC_RELEASE);
+			if (!__atomic_load_n(&s->self->edge_acks, __ATOMIC_ACQUIRE)) {
+				/* Not for a later context: an edge being handled is not done yet. */
+				__atomic_store_n(&s->self->vacated,
+						 __atomic_load_n(&s->seg->epoch, __ATOMIC_SEQ_CST),
+						 __ATOMIC_RELEASE);
+				__atomic_store_n(&s->self->edge_acks, 1, __ATOMIC_RELEASE);
+			}
 		}
 	}
 	pthread_mutex_unlock(&pre.lock);
@@ -1209,13 +1212,14 @@ static void *watcher(void *arg)
 	coloc_enter(); /* its driver calls are colocc's own */
 	coloc_graph_thread_relaxed(); /* legal while the application captures a graph */
 	uint64_t idle_since = 0; /* when no latency tenant was busy any more; 0: one is */
+	/* This process's slot in the segment, kept once seen: it answers edges even with no context left. */
+	struct coloc_tenant *me = NULL;
 
 	for (;;) {
 		uint32_t epoch = __atomic_load_n(&seg->epoch, __ATOMIC_SEQ_CST);
 		uint64_t since = 0, now = now_ns(), idle_wait = 1000000000u;
 		bool busy = coloc_sched_latency_busy(seg, &since);
 		struct ctx_state *list;
-		struct coloc_tenant *me = NULL;
 
 		if (busy)
 			idle_since = 0;
@@ -1229,7 +1233,8 @@ static void *watcher(void *arg)
 		for (struct ctx_state *s = list; s; s = s->next) {
 			if (s->seg != seg)
 				continue;
-			me = s->self;
+			if (s->self)
+				me = s->self;
 			if (busy && !s->stopped && coloc_share_units())
 				narrow_all(s);
 			else if (busy && !s->stopped && !through_live(s))

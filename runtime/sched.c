@@ -429,9 +429,19 @@ static void wait_vacated(struct dev_state *d, uint32_t epoch, uint64_t wait_ns)
 		if (!pending)
 			return;
 		if (now_ns() > deadline) {
+			static uint64_t last_reap_ns;
+			uint64_t now = now_ns();
+
 			__atomic_fetch_add(&d->self->counters[TC_EDGE_TIMEOUTS], 1, __ATOMIC_RELAXED);
-			/* A tenant that died does not answer: reaped, it is not waited for again. */
-			coloc_coord_reap(seg);
+			/*
+			 * A tenant that died does not answer: reaped, it is not
+			 * waited for again.  At most once a second, on this
+			 * launch path, for one that lives but answers late.
+			 */
+			if (now - __atomic_load_n(&last_reap_ns, __ATOMIC_RELAXED) > 1000000000u) {
+				__atomic_store_n(&last_reap_ns, now, __ATOMIC_RELAXED);
+				coloc_coord_reap(seg);
+			}
 			return;
 		}
 #if defined(__x86_64__) || defined(__i386__)
@@ -615,8 +625,8 @@ static void settle(struct dev_state *d)
 		sleep_ns(last + sched.hold_ns - now_ns());
 		return;
 	}
-	if (__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&d->launched, __ATOMIC_ACQUIRE)) {
 		/*
 		 * Launches keep coming (or one waits at the busy edge for the
 		 * best-effort tenants): look again later rather than at once.  A
@@ -637,8 +647,8 @@ static void settle(struct dev_state *d)
 	__atomic_store_n(&d->idling, true, __ATOMIC_SEQ_CST);
 	heavy_fence();
 	pthread_mutex_lock(&sched.lock);
-	idle = !__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE);
+	idle = !__atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&d->launched, __ATOMIC_ACQUIRE);
 	if (idle)
 		__atomic_store_n(&d->self->busy, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->idling, false, __ATOMIC_RELEASE);
