@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 10
+#define COLOC_SEGMENT_VERSION 11
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -123,6 +123,14 @@ struct coloc_tenant {
 	 */
 #define COLOC_LANES 8
 	uint64_t launch_lanes[COLOC_LANES];
+	/*
+	 * Latency: how long the first launch of each busy period waited for the
+	 * best-effort tenants (COLOC_EDGE_WAIT_US), in microseconds, the last
+	 * COLOC_EDGE_SAMPLES of edge_count.
+	 */
+#define COLOC_EDGE_SAMPLES 256
+	uint64_t edge_count;
+	uint32_t edge_us[COLOC_EDGE_SAMPLES];
 };
 
 static inline uint64_t coloc_tenant_original_launches(const struct coloc_tenant *t)

@@ -409,10 +409,21 @@ static void light_fence_setup(void)
  * the GPU with it slice by slice, and the best-effort tenant's stop, a
  * command of its own context, lands only in its next slice.
  */
+/* One edge's wait, in the tenant's samples for colocctl. */
+static void edge_sample(struct dev_state *d, uint64_t start)
+{
+	uint64_t us = (now_ns() - start) / 1000u;
+	uint64_t i = __atomic_fetch_add(&d->self->edge_count, 1, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&d->self->edge_us[i % COLOC_EDGE_SAMPLES],
+			 (uint32_t)(us < UINT32_MAX ? us : UINT32_MAX), __ATOMIC_RELAXED);
+}
+
 static void wait_vacated(struct dev_state *d, uint32_t epoch, uint64_t wait_ns)
 {
-	uint64_t deadline = now_ns() + wait_ns;
+	uint64_t start = now_ns(), deadline = start + wait_ns;
 	struct coloc_segment *seg = d->seg;
+	bool any = false;
 
 	for (;;) {
 		bool pending = false;
@@ -426,13 +437,19 @@ static void wait_vacated(struct dev_state *d, uint32_t epoch, uint64_t wait_ns)
 			    (int32_t)(__atomic_load_n(&t->vacated, __ATOMIC_ACQUIRE) - epoch) < 0)
 				pending = true;
 		}
-		if (!pending)
+		if (!pending) {
+			/* Timed only when a tenant took part: the others cost no wait. */
+			if (any)
+				edge_sample(d, start);
 			return;
+		}
+		any = true;
 		if (now_ns() > deadline) {
 			static uint64_t last_reap_ns;
 			uint64_t now = now_ns();
 
 			__atomic_fetch_add(&d->self->counters[TC_EDGE_TIMEOUTS], 1, __ATOMIC_RELAXED);
+			edge_sample(d, start);
 			/*
 			 * A tenant that died does not answer: reaped, it is not
 			 * waited for again.  At most once a second, on this

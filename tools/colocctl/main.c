@@ -75,7 +75,8 @@ static void print_percentiles(const char *what, const uint32_t *ring, uint64_t c
 	uint64_t n = count < cap ? count : cap;
 
 	_Static_assert(COLOC_DISCARD_SAMPLES <= COLOC_TURN_SAMPLES &&
-		       COLOC_HANDOVER_SAMPLES <= COLOC_TURN_SAMPLES, "v holds every ring");
+		       COLOC_HANDOVER_SAMPLES <= COLOC_TURN_SAMPLES &&
+		       COLOC_EDGE_SAMPLES <= COLOC_TURN_SAMPLES, "v holds every ring");
 	if (!n)
 		return;
 	memcpy(v, ring, n * sizeof(v[0]));
@@ -99,13 +100,15 @@ static void print_preemption(const struct coloc_tenant *t)
 	putchar('\n');
 }
 
-/* A latency tenant's busy edges whose wait for best-effort tenants timed out (COLOC_EDGE_WAIT_US). */
+/* A latency tenant's waits at its busy edges for best-effort tenants (COLOC_EDGE_WAIT_US). */
 static void print_edges(const struct coloc_tenant *t)
 {
-	if (!t->counters[TC_EDGE_TIMEOUTS])
+	if (!t->edge_count && !t->counters[TC_EDGE_TIMEOUTS])
 		return;
-	printf("  %-8d busy periods %" PRIu64 ", waits for best-effort tenants timed out %" PRIu64
-	       "\n", t->pid, t->counters[TC_BUSY_PERIODS], t->counters[TC_EDGE_TIMEOUTS]);
+	printf("  %-8d busy periods %" PRIu64 ", waits for best-effort tenants timed out %" PRIu64,
+	       t->pid, t->counters[TC_BUSY_PERIODS], t->counters[TC_EDGE_TIMEOUTS]);
+	print_percentiles("edge wait", t->edge_us, t->edge_count, COLOC_EDGE_SAMPLES);
+	putchar('\n');
 }
 
 /* Bytes as MiB, or as bytes below one. */
