@@ -77,12 +77,17 @@ static CUstream stream_key(CUstream stream, enum coloc_stream_flavor flavor)
 		       CU_STREAM_PER_THREAD : stream;
 }
 
-/* Counts a capture about to begin on `stream`; returns its slot (NULL: counted in overflow). */
+/*
+ * Counts a capture about to begin on `stream`; returns its slot (NULL: counted
+ * in overflow).  From here to begin(), the driver's call is bracketed: not
+ * into the middle of another thread's held launch on the stream (fence.c).
+ */
 static struct capture *capture_open(CUstream stream, enum coloc_stream_flavor flavor,
 				    CUstreamCaptureMode mode)
 {
 	struct capture *c = NULL;
 
+	coloc_fence_begin(stream, flavor);
 	pthread_rwlock_wrlock(&graphs.lock);
 	for (unsigned i = 0; i < MAX_CAPTURES && !c; i++)
 		if (!graphs.captures[i].used)
@@ -169,8 +174,10 @@ static void capture_ended(CUstream stream, enum coloc_stream_flavor flavor)
 		capture_close(c, mode);
 }
 
+/* After the driver's call that capture_open counted. */
 static CUresult begin(CUresult rc, struct capture *c, CUstreamCaptureMode mode)
 {
+	coloc_fence_end();
 	if (rc != CUDA_SUCCESS)
 		capture_close(c, mode);
 	return rc;
@@ -179,56 +186,32 @@ static CUresult begin(CUresult rc, struct capture *c, CUstreamCaptureMode mode)
 /* The CUDA 10.0 entry point has no mode: its captures are global. */
 CUresult hook_cuStreamBeginCapture(cuStreamBeginCapture_fn real, CUstream stream)
 {
-	struct capture *c;
-	CUresult rc;
+	struct capture *c = capture_open(stream, STREAM_LEGACY, CU_STREAM_CAPTURE_MODE_GLOBAL);
 
-	/* Not into the middle of another thread's held launch on it (fence.c). */
-	coloc_fence_begin(stream, STREAM_LEGACY);
-	c = capture_open(stream, STREAM_LEGACY, CU_STREAM_CAPTURE_MODE_GLOBAL);
-	rc = real(stream);
-	coloc_fence_end();
-	return begin(rc, c, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	return begin(real(stream), c, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 CUresult hook_cuStreamBeginCapture_ptsz(cuStreamBeginCapture_ptsz_fn real, CUstream stream)
 {
-	struct capture *c;
-	CUresult rc;
+	struct capture *c = capture_open(stream, STREAM_PTDS, CU_STREAM_CAPTURE_MODE_GLOBAL);
 
-	/* Not into the middle of another thread's held launch on it (fence.c). */
-	coloc_fence_begin(stream, STREAM_PTDS);
-	c = capture_open(stream, STREAM_PTDS, CU_STREAM_CAPTURE_MODE_GLOBAL);
-	rc = real(stream);
-	coloc_fence_end();
-	return begin(rc, c, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	return begin(real(stream), c, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 CUresult hook_cuStreamBeginCapture_v2(cuStreamBeginCapture_v2_fn real, CUstream stream,
 				      CUstreamCaptureMode mode)
 {
-	struct capture *c;
-	CUresult rc;
+	struct capture *c = capture_open(stream, STREAM_LEGACY, mode);
 
-	/* Not into the middle of another thread's held launch on it (fence.c). */
-	coloc_fence_begin(stream, STREAM_LEGACY);
-	c = capture_open(stream, STREAM_LEGACY, mode);
-	rc = real(stream, mode);
-	coloc_fence_end();
-	return begin(rc, c, mode);
+	return begin(real(stream, mode), c, mode);
 }
 
 CUresult hook_cuStreamBeginCapture_v2_ptsz(cuStreamBeginCapture_v2_ptsz_fn real, CUstream stream,
 					   CUstreamCaptureMode mode)
 {
-	struct capture *c;
-	CUresult rc;
+	struct capture *c = capture_open(stream, STREAM_PTDS, mode);
 
-	/* Not into the middle of another thread's held launch on it (fence.c). */
-	coloc_fence_begin(stream, STREAM_PTDS);
-	c = capture_open(stream, STREAM_PTDS, mode);
-	rc = real(stream, mode);
-	coloc_fence_end();
-	return begin(rc, c, mode);
+	return begin(real(stream, mode), c, mode);
 }
 
 CUresult hook_cuStreamBeginCaptureToGraph(cuStreamBeginCaptureToGraph_fn real, CUstream stream,
@@ -236,15 +219,9 @@ CUresult hook_cuStreamBeginCaptureToGraph(cuStreamBeginCaptureToGraph_fn real, C
 					  const CUgraphEdgeData *data, size_t ndeps,
 					  CUstreamCaptureMode mode)
 {
-	struct capture *c;
-	CUresult rc;
+	struct capture *c = capture_open(stream, STREAM_LEGACY, mode);
 
-	/* Not into the middle of another thread's held launch on it (fence.c). */
-	coloc_fence_begin(stream, STREAM_LEGACY);
-	c = capture_open(stream, STREAM_LEGACY, mode);
-	rc = real(stream, graph, deps, data, ndeps, mode);
-	coloc_fence_end();
-	return begin(rc, c, mode);
+	return begin(real(stream, graph, deps, data, ndeps, mode), c, mode);
 }
 
 CUresult hook_cuStreamBeginCaptureToGraph_ptsz(cuStreamBeginCaptureToGraph_ptsz_fn real,
@@ -252,15 +229,9 @@ CUresult hook_cuStreamBeginCaptureToGraph_ptsz(cuStreamBeginCaptureToGraph_ptsz_
 					       const CUgraphNode *deps, const CUgraphEdgeData *data,
 					       size_t ndeps, CUstreamCaptureMode mode)
 {
-	struct capture *c;
-	CUresult rc;
+	struct capture *c = capture_open(stream, STREAM_PTDS, mode);
 
-	/* Not into the middle of another thread's held launch on it (fence.c). */
-	coloc_fence_begin(stream, STREAM_PTDS);
-	c = capture_open(stream, STREAM_PTDS, mode);
-	rc = real(stream, graph, deps, data, ndeps, mode);
-	coloc_fence_end();
-	return begin(rc, c, mode);
+	return begin(real(stream, graph, deps, data, ndeps, mode), c, mode);
 }
 
 CUresult hook_cuStreamEndCapture(cuStreamEndCapture_fn real, CUstream stream, CUgraph *graph)

@@ -102,6 +102,16 @@ CUresult cuStreamCreateWithPriority(CUstream *stream, unsigned int flags, int pr
 	return stream_create(__func__, stream, flags, priority, true);
 }
 
+/* A stream colocc or the program made, by handle; NULL for the default streams. */
+static struct fake_stream *find_stream(CUstream stream)
+{
+	struct fake_stream *s = fake.streams;
+
+	while (s && (void *)&s->tag != (void *)stream)
+		s = s->next;
+	return s;
+}
+
 CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags)
 {
 	struct fake_stream *s;
@@ -114,8 +124,7 @@ CUresult cuStreamGetFlags(CUstream stream, unsigned int *flags)
 		return fake_end(&line, rc);
 	if (!flags)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	for (s = fake.streams; s && (void *)&s->tag != (void *)stream;)
-		s = s->next;
+	s = find_stream(stream);
 	/* The default streams: 0 (they are not non-blocking). */
 	*flags = s ? s->flags : 0;
 	coloc_buf_printf(&line, " flags=%u", *flags);
@@ -132,8 +141,7 @@ CUresult cuStreamDestroy_v2(CUstream stream)
 	found = fake_put_stream(&line, stream);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = found) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
-	for (s = fake.streams; s && (void *)&s->tag != (void *)stream;)
-		s = s->next;
+	s = find_stream(stream);
 	if (!s) /* NULL or a special handle */
 		return fake_end(&line, CUDA_ERROR_INVALID_HANDLE);
 	/* Kept, dead, so the stale handle is never a newer stream's. */
