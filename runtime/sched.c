@@ -469,9 +469,11 @@ static void wait_vacated(struct dev_state *d, uint32_t epoch, uint64_t wait_ns)
 
 /*
  * COLOC_EDGE_WAIT_US=auto: how long without MPS.  On an H200 beside the long
- * GPT trainer 0.5 ms made the latency tenant's p99 +0.5% over alone against
- * +39.6% without the wait; under MPS it made it worse, +27.8% against +19.4%
- * (benchmarks/results/2026-11-27-h200/edge-wait/, call 3).
+ * GPT trainer, with 0.5 ms the latency tenant's p99 was +0.5% to +29.8% over
+ * alone in four runs (mean +9.2%), against +29.1% to +44.0% in three runs
+ * without the wait; 2 ms was no better.  Under MPS the wait made it worse,
+ * +27.8% against +19.4% (benchmarks/results/2026-11-27-h200/edge-wait/,
+ * edge-default/).
  */
 #define EDGE_WAIT_AUTO_NS 500000u
 
