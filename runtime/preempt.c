@@ -63,6 +63,8 @@
 #define OPEN_CHUNKS 8            /* streams with a chunk open at once, per context */
 #define RECORDS 256              /* persistent launches a context tracks */
 #define TURN_POLL_LIMIT_NS 200000000u
+/* A stop logged at COLOC_LOG=info: past the latency tenant's default edge wait (sched.c). */
+#define SLOW_STOP_NS 500000u
 #define STOP_RECORD_BYTES 16    /* { u32 word; u32 pad; u64 host copy }, docs/passes.md */
 #define HEADER_BYTES 16          /* { next, done, redo head, redo tail }, docs/passes.md */
 #define STOP_STREAMS 2
@@ -126,7 +128,9 @@ struct ctx_state {
 	bool readback_busy[STOP_STREAMS]; /* a read back there did not land in time */
 	unsigned readback_on;   /* the stream read backs go through now */
 	unsigned readback_moves; /* times they left a busy stream, for the log */
+	CUevent word_landed[STOP_STREAMS]; /* after a stop's word, for the slow stop's log; may be NULL */
 	unsigned values;        /* host words holding values for stop_set (from word 4) */
+	bool memop_word;        /* the stop word is written by cuStreamWriteValue32 (stop_word) */
 	bool shared_queue;      /* so the stop stream waits behind this context's work */
 	uint64_t ring_next;
 	/*
@@ -162,6 +166,8 @@ static struct {
 	struct coloc_segment *watched[32];
 	unsigned nwatched;
 	bool one_queue;       /* CUDA_DEVICE_MAX_CONNECTIONS=1: no persistent forms at all */
+	bool stop_by_end;     /* a stop is over when its kernels ended, read back or not */
+	bool stop_copy;       /* COLOC_STOP_COPY=1: the stop word is copied, for comparison */
 } pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -282,6 +288,7 @@ static struct ctx_state *state_new(CUcontext ctx)
 	if (!s)
 		return NULL;
 	s->ctx = ctx;
+	s->memop_word = true; /* until the driver refuses one */
 	pthread_mutex_init(&s->lock, NULL);
 	s->seg = coloc_sched_segment(&s->self);
 	/* Priorities out of the device's range are clamped to its highest. */
@@ -325,6 +332,10 @@ static struct ctx_state *state_new(CUcontext ctx)
 	} else {
 		s->links = park_links(s);
 	}
+	/* Only the slow stop's log reads them: without them it says less. */
+	for (unsigned k = 0; s->ring && k < STOP_STREAMS; k++)
+		if (REAL(cuEventCreate)(&s->word_landed[k], 2 /* DISABLE_TIMING */) != CUDA_SUCCESS)
+			s->word_landed[k] = NULL;
 	return s;
 }
 
@@ -724,6 +735,23 @@ bool coloc_ptb_usable(void)
 #define VALUE_END 16
 static CUresult stop_word(struct ctx_state *s, uint32_t value, CUstream stream)
 {
+	/*
+	 * Written by the GPU's front end as the stream comes to it, with no
+	 * copy engine: copies of the word from host memory landed 0.7 to 2.5 ms
+	 * after they were queued, beside a running kernel of the same context
+	 * without MPS (H200, benchmarks/results/2026-11-27-h200/stop-word/),
+	 * and the kernel ran on until they did.
+	 */
+	if (s->memop_word && !pre.stop_copy) {
+		CUresult rc = REAL(cuStreamWriteValue32_v2)(stream, s->stop, value, 0);
+
+		if (rc == CUDA_SUCCESS)
+			return rc;
+		s->memop_word = false;
+		coloc_log(COLOC_LOG_WARN, "preemption: the driver cannot write the stop word by a "
+			  "stream memory operation (error %d): it is copied from host memory, which "
+			  "can land a millisecond or more late", rc);
+	}
 	if (s->host)
 		for (unsigned i = VALUE_FIRST; i < VALUE_END; i++) {
 			/* A word once given a value keeps it: a copy from it may still be queued. */
@@ -774,10 +802,26 @@ static CUresult stop_set(struct ctx_state *s, uint32_t value)
 	if (s->host)
 		__atomic_store_n(&s->host[0], value, __ATOMIC_SEQ_CST);
 	for (unsigned k = 0; k < STOP_STREAMS; k++)
-		if (stop_word(s, value, s->stop_stream[k]) == CUDA_SUCCESS)
+		if (stop_word(s, value, s->stop_stream[k]) == CUDA_SUCCESS) {
 			rc = CUDA_SUCCESS;
+			if (value == 1 && s->word_landed[k])
+				REAL(cuEventRecord)(s->word_landed[k], s->stop_stream[k]);
+		}
 	return rc;
 }
+
+/* A stop's time for each launch that was running at it, for the profiler. */
+struct stop_times {
+	uint64_t ns[RECORDS];      /* 0: not timed */
+	struct coloc_turn_ref ref[RECORDS];
+	bool running[RECORDS];     /* seen with blocks taken and not done at the first read */
+	bool was_live[RECORDS];    /* in flight when the stop began, for the slow stop's log */
+	uint32_t first[RECORDS][2]; /* taken and done at the first read, for the same */
+	unsigned reads;
+	/* For the same: when the word's copy and each launch's end were first seen done (0: not). */
+	uint64_t word_ns, gone_ns[RECORDS];
+	bool ended;                /* every launch in flight at the stop has ended */
+};
 
 /*
  * Reads the control block headers of the live records into the host
@@ -788,7 +832,32 @@ static CUresult stop_set(struct ctx_state *s, uint32_t value)
  * one's numbers with older ones: the counters only grow, so a stop looks
  * unfinished a little longer, never finished too soon.)
  */
-static bool headers_read(struct ctx_state *s, uint64_t deadline)
+/*
+ * While a read back is awaited: notes when the stop word's copy and the
+ * kernels in flight at the stop are first seen done, for the slow stop's
+ * log (which then tells a word that landed late from a read back that did).
+ */
+static void landings(struct ctx_state *s, struct stop_times *t)
+{
+	if (!t)
+		return;
+	if (!t->word_ns)
+		for (unsigned k = 0; k < STOP_STREAMS; k++)
+			if (s->word_landed[k] && REAL(cuEventQuery)(s->word_landed[k]) == CUDA_SUCCESS) {
+				t->word_ns = now_ns();
+				break;
+			}
+	t->ended = true;
+	for (unsigned n = 0; n < RECORDS; n++)
+		if (t->was_live[n] && !t->gone_ns[n]) {
+			if (REAL(cuEventQuery)(s->rec[n].done) == CUDA_SUCCESS)
+				t->gone_ns[n] = now_ns();
+			else
+				t->ended = false;
+		}
+}
+
+static bool headers_read(struct ctx_state *s, uint64_t deadline, struct stop_times *t)
 {
 	if (!s->host)
 		return false;
@@ -820,8 +889,19 @@ static bool headers_read(struct ctx_state *s, uint64_t deadline)
 			if (wait > deadline)
 				wait = deadline;
 			while ((rc = REAL(cuStreamQuery)(s->stop_stream[k])) == CUDA_ERROR_NOT_READY &&
-			       now_ns() < wait)
-				;
+			       now_ns() < wait) {
+				landings(s, t);
+				/*
+				 * Every kernel of the stop has ended: nothing of it is
+				 * on the GPU, whatever the read back would say.  It is
+				 * left queued (a copy engine can be slow to come to a
+				 * context's copies while the GPU serves another).
+				 */
+				if (t && t->ended && pre.stop_by_end) {
+					s->readback_busy[k] = true;
+					return false;
+				}
+			}
 			if (rc != CUDA_ERROR_NOT_READY)
 				return rc == CUDA_SUCCESS;
 			s->readback_busy[k] = true;
@@ -839,18 +919,9 @@ static bool readbacks_stuck(const struct ctx_state *s)
 	return true;
 }
 
-/* A stop's time for each launch that was running at it, for the profiler. */
-struct stop_times {
-	uint64_t ns[RECORDS];      /* 0: not timed */
-	struct coloc_turn_ref ref[RECORDS];
-	bool running[RECORDS];     /* seen with blocks taken and not done at the first read */
-	bool was_live[RECORDS];    /* in flight when the stop began, for the slow stop's log */
-	uint32_t first[RECORDS][2]; /* taken and done at the first read, for the same */
-	unsigned reads;
-};
 
 /*
- * A stop that took longer than 1 ms, at info: where its time went (the
+ * A stop that took longer than SLOW_STOP_NS, at info: where its time went (the
  * watcher waking, the context's lock, the stop word) and what was in
  * flight, with each kernel's virtual blocks taken and done of its total.
  */
@@ -878,14 +949,23 @@ static void log_slow_stop(struct ctx_state *s, uint64_t edge_ns, uint64_t woke_n
 				      (unsigned long long)r->total, (unsigned long long)r->helpers,
 				      t ? t->first[i][0] : 0, t ? t->first[i][1] : 0,
 				      record_complete(r) ? " complete" : "");
+		if (t && t->gone_ns[i] && n < sizeof(what) - 32)
+			n += (size_t)snprintf(what + n, sizeof(what) - n, " (ended by %.3f ms)",
+					      (t->gone_ns[i] - edge_ns) / 1e6);
 	}
+	char landed[48] = "";
+
+	if (t && t->word_ns)
+		snprintf(landed, sizeof(landed), ", landed by %.3f ms", (t->word_ns - edge_ns) / 1e6);
 	coloc_log(COLOC_LOG_INFO, "preemption: slow stop: %.3f ms after the latency tenant's edge "
-		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s; read back moved "
+		  "(watcher awake at %.3f, lock at %.3f, stop word at %.3f ms%s%s; read back moved "
 		  "to the other stop stream %u times; the word read back %#x); in flight "
 		  "(taken/done/given up/blocks/helpers so far):%s",
 		  (end_ns - edge_ns) / 1e6, (woke_ns - edge_ns) / 1e6, (locked_ns - edge_ns) / 1e6,
-		  (word_ns - edge_ns) / 1e6, read ? "" : ", not read back", s->readback_moves,
-		  s->host[2], what[0] ? what : " nothing");
+		  (word_ns - edge_ns) / 1e6, landed,
+		  read ? "" : t && t->ended ? ", its kernels ended before the read back" :
+					     ", not read back",
+		  s->readback_moves, s->host[2], what[0] ? what : " nothing");
 }
 
 /*
@@ -978,7 +1058,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	uint64_t woke = now_ns(), deadline = woke + TURN_POLL_LIMIT_NS, locked, word, end;
 	uint64_t given_up = 0;
 	unsigned moves;
-	bool any = false, left, read = true;
+	bool any = false, left, read = true, ended;
 	struct stop_times *times = calloc(1, sizeof(*times));
 
 	if (!word_begin(s, 1, &locked)) {
@@ -998,7 +1078,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		left = false;
 		for (unsigned n = 0; n < RECORDS; n++)
 			any |= !record_complete(&s->rec[n]);
-		if (!any || !(read = headers_read(s, deadline)))
+		if (!any || !(read = headers_read(s, deadline, times)))
 			break;
 		if (times)
 			times->reads++;
@@ -1057,7 +1137,8 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	 * Helpers would wait there too, and the stop itself lands late; the
 	 * context's later launches take other forms (coloc_ptb_usable).
 	 */
-	if (any && !read && readbacks_stuck(s) && !s->shared_queue) {
+	ended = !read && times && times->ended;
+	if (any && !read && !ended && readbacks_stuck(s) && !s->shared_queue) {
 		__atomic_store_n(&s->shared_queue, true, __ATOMIC_RELAXED);
 		coloc_log(COLOC_LOG_WARN, "preemption: colocc's stop stream waits behind this "
 			  "context's own work (its streams share a hardware queue, as under MPS or with "
@@ -1067,7 +1148,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	/* The end of the stop, before logging it: the log's time is not the stop's. */
 	end = now_ns();
 	moves = s->readback_moves;
-	if (any && s->host && end > edge_ns + 1000000u && coloc_log_on(COLOC_LOG_INFO))
+	if (any && s->host && end > edge_ns + SLOW_STOP_NS && coloc_log_on(COLOC_LOG_INFO))
 		log_slow_stop(s, edge_ns, woke, locked, word, end, read, times);
 	pthread_mutex_unlock(&s->lock);
 	/* After the context's lock: the profiler's is taken by launches that hold none. */
@@ -1082,7 +1163,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		__atomic_fetch_add(&s->self->counters[TC_PREEMPTIONS], 1, __ATOMIC_RELAXED);
 		if (given_up)
 			__atomic_fetch_add(&s->self->counters[TC_GIVEN_UP], given_up, __ATOMIC_RELAXED);
-		if (!read) {
+		if (!read && !ended) {
 			coloc_log(COLOC_LOG_DEBUG, "preemption: stopped; turnaround not measured (the "
 				  "stop stream is held up)");
 			return;
@@ -1287,5 +1368,9 @@ __attribute__((constructor)) static void preempt_init(void)
 
 	/* One hardware queue per context: every stream shares it with colocc's. */
 	pre.one_queue = c && strtol(c, NULL, 10) == 1;
+	c = getenv("COLOC_STOP_BY_END");
+	pre.stop_by_end = !c || strcmp(c, "0") != 0;
+	c = getenv("COLOC_STOP_COPY");
+	pre.stop_copy = c && strcmp(c, "1") == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }

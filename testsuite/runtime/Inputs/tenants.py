@@ -67,6 +67,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         leave and the kernel ends with blocks left, and the launching thread,
         which waits for it, relaunches it once the stop is cleared
   preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+  preempt-host-slowcopy  as preempt-host, with every copy on a stream landing
+        300 ms late (COLOC_FAKE_COPY_US): the stop's read back does not
+        land before the watcher's 200 ms deadline, but the stopped kernel
+        has ended, which ends the stop (COLOC_STOP_BY_END, or STOP_BY_END
+        from the harness's environment)
   preempt-host-edge  as preempt-host, with the latency tenant under
         time-slicing too and both tenants writing one fake driver log; the
         stopped kernel leaves 50 ms after it sees the stop
@@ -267,7 +272,8 @@ if mode.startswith("preempt"):
         # Time-slicing: a stopped kernel waits on its stream, not on the GPU;
         # 1 + 24 relaunches (it is not measured yet).
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="stream", COLOC_PARK_LINKS="1")
-    if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side", "preempt-host-edge"):
+    if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side", "preempt-host-edge",
+                "preempt-host-slowcopy"):
         # Time-slicing: a stopped kernel is held by its launching thread.
         # Its relaunch is, like the launch, a kernel on the application's
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
@@ -277,6 +283,11 @@ if mode.startswith("preempt"):
         be_args = be_args + ["--side=fn=__coloc_ptb_scale left"]
     if mode == "preempt-host-edge":
         be_env["COLOC_FAKE_LEAVE_US"] = "50000"
+    if mode == "preempt-host-slowcopy":
+        be_env.update(COLOC_FAKE_COPY_US="300000", COLOC_LOG="debug",
+                      COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
+        if "STOP_BY_END" in os.environ:
+            be_env["COLOC_STOP_BY_END"] = os.environ["STOP_BY_END"]
     if mode in ("preempt-restart", "preempt-stream-restart", "preempt-host-restart"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
@@ -343,7 +354,7 @@ if mode.startswith("preempt"):
 
     seen = status("stopped-and-resumed", stops_seen)
     if mode in ("preempt-restart", "preempt-stuck", "preempt-stream-restart",
-                "preempt-host-restart"):
+                "preempt-host-restart", "preempt-host-slowcopy"):
         # A stop ends when every block taken is done or given up (in the redo
         # ring); counted as still running, it would last until the watcher's
         # 200 ms deadline, and its log says so.

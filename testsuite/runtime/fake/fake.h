@@ -93,6 +93,7 @@ struct fake_stream {
 	unsigned id;
 	bool dead;
 	bool stuck; /* COLOC_FAKE_STUCK_STREAM: shares a hardware queue with resident kernels */
+	uint64_t copy_until_ns; /* COLOC_FAKE_COPY_US: its last copy lands then (fake_now_ns) */
 	unsigned flags; /* as created (CU_STREAM_NON_BLOCKING = 1) */
 	struct fake_stream *next;
 };
@@ -170,6 +171,8 @@ void fake_kernel_ran(uint64_t blocks, uint64_t at_once, bool variant);
 uint64_t fake_gpu_now(void);
 /* CLOCK_MONOTONIC in ns: the simulated GPU's time line. */
 uint64_t fake_now_ns(void);
+/* A copy went on `stream`: with COLOC_FAKE_COPY_US it lands that much later (fake_launch.c). */
+void fake_stream_copied(CUstream stream);
 /* Sleeps, unlocked, until the simulated GPU reaches `until`; passes rc on. */
 CUresult fake_sleep_until(uint64_t until, CUresult rc);
 /* After a synchronization call's log line: waits until the GPU is idle. */
@@ -325,6 +328,10 @@ FAKE_EXPORT CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, c
 				    unsigned int flags);
 FAKE_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
 					 unsigned int flags);
+FAKE_EXPORT CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+					     unsigned int flags);
+FAKE_EXPORT CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr,
+						  cuuint32_t value, unsigned int flags);
 FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags);
 FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream);
 FAKE_EXPORT CUresult cuEventRecord_ptsz(CUevent event, CUstream stream);

@@ -101,6 +101,9 @@
  *   cuMemcpyDtoH_v2 src=@A+OFF bytes=N
  *   cuMemcpyHtoDAsync_v2 dst=@A+OFF bytes=N [value=0xV] stream=S   also _ptsz; V: a 4-byte copy's
  *   cuMemcpyDtoHAsync_v2 src=@A+OFF bytes=N stream=S      also _ptsz
+ *                                                         a copy on a stream: with
+ *                                                         COLOC_FAKE_COPY_US=N the stream is not
+ *                                                         ready until N us later
  *   cuStreamCreate flags=F stream=S
  *   cuStreamCreateWithPriority flags=F priority=P stream=S
  *   cuStreamGetFlags stream=S flags=F                     (0 for the default streams)
@@ -117,6 +120,8 @@
  *   cuStreamWaitValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz; A: @B+OFF, or host
  *                                                         for mapped host memory; then met, or
  *                                                         waiting=R: S is held (fake_launch.c)
+ *   cuStreamWriteValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz; written at once;
+ *                                                         COLOC_FAKE_WRITE_VALUE_FAIL=1: refused
  *   cuEventCreate flags=F event=E
  *   cuEventRecord event=E stream=S                        also _ptsz
  *   cuEventSynchronize event=E
@@ -1193,6 +1198,8 @@ static CUresult mem_copy(const char *name, bool to_device, CUdeviceptr dev, void
 		memcpy(p, host, bytes);
 	else
 		memcpy(host, p, bytes);
+	if (has_stream)
+		fake_stream_copied(stream);
 	return fake_end(&line, CUDA_SUCCESS);
 }
 

@@ -151,10 +151,23 @@ CUresult cuStreamDestroy_v2(CUstream stream)
 
 static bool stream_stuck(CUstream stream)
 {
-	for (struct fake_stream *s = fake.streams; s; s = s->next)
-		if ((void *)&s->tag == (void *)stream)
-			return s->stuck;
-	return false;
+	struct fake_stream *s = find_stream(stream);
+
+	return s && (s->stuck || fake_now_ns() < s->copy_until_ns);
+}
+
+/*
+ * COLOC_FAKE_COPY_US=N: a stream's copy lands N us after it was queued, and
+ * until then a query of the stream says not ready (a copy engine slow to
+ * come to the context), whatever else runs.  The copy's bytes move at once.
+ */
+void fake_stream_copied(CUstream stream)
+{
+	const char *us = getenv("COLOC_FAKE_COPY_US");
+	struct fake_stream *s = find_stream(stream);
+
+	if (s && us && *us)
+		s->copy_until_ns = fake_now_ns() + strtoull(us, NULL, 10) * 1000u;
 }
 
 /* Synchronize and query: log the stream, nothing is ever pending. */
@@ -175,7 +188,8 @@ static CUresult stream_call(const char *name, CUstream stream, bool query)
 	if (rc == CUDA_SUCCESS && query &&
 	    (fake_now_ns() < fake.busy_until_ns || fake_held() || fake_resident_on(stream) ||
 	     (shared && strcmp(shared, "1") == 0 && fake_resident_any()) ||
-	     (stream_stuck(stream) && fake_resident_any())))
+	     (stream_stuck(stream) &&
+	      (fake_resident_any() || fake_now_ns() < find_stream(stream)->copy_until_ns))))
 		rc = CUDA_ERROR_NOT_READY;
 	return fake_end(&line, rc);
 }
@@ -1047,6 +1061,49 @@ CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32
 				     unsigned int flags)
 {
 	return stream_wait_value(__func__, stream, addr, value, flags);
+}
+
+/*
+ * cuStreamWriteValue32: the word is written at once, as the fake's copies
+ * are.  COLOC_FAKE_WRITE_VALUE_FAIL=1: refused, as by a driver or device
+ * without stream memory operations.
+ */
+static CUresult stream_write_value(const char *name, CUstream stream, CUdeviceptr addr,
+				   cuuint32_t value, unsigned int flags)
+{
+	const char *fail = getenv("COLOC_FAKE_WRITE_VALUE_FAIL");
+	struct coloc_buf line;
+	unsigned char *p;
+	CUresult rc, stream_rc;
+
+	fake_begin(&line, name);
+	stream_rc = fake_put_stream(&line, stream);
+	coloc_buf_puts(&line, " addr=");
+	if ((p = fake_dev_range(addr, 4)))
+		fake_put_dptr(&line, addr);
+	else
+		coloc_buf_puts(&line, (p = fake_host_range(addr, 4)) ? "host" : "?");
+	coloc_buf_printf(&line, " value=0x%x flags=%u", value, flags);
+	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
+		return fake_end(&line, rc);
+	if (fail && strcmp(fail, "1") == 0)
+		return fake_end(&line, CUDA_ERROR_NOT_SUPPORTED);
+	if (!p || flags > 1) /* DEFAULT, NO_MEMORY_BARRIER */
+		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	le_store32(p, value);
+	return fake_end(&line, CUDA_SUCCESS);
+}
+
+CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+				 unsigned int flags)
+{
+	return stream_write_value(__func__, stream, addr, value, flags);
+}
+
+CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+				      unsigned int flags)
+{
+	return stream_write_value(__func__, stream, addr, value, flags);
 }
 
 /*
