@@ -737,10 +737,11 @@ static CUresult stop_word(struct ctx_state *s, uint32_t value, CUstream stream)
 {
 	/*
 	 * Written by the GPU's front end as the stream comes to it, with no
-	 * copy engine: copies of the word from host memory landed 0.7 to 2.5 ms
-	 * after they were queued, beside a running kernel of the same context
-	 * without MPS (H200, benchmarks/results/2026-11-27-h200/stop-word/),
-	 * and the kernel ran on until they did.
+	 * copy engine: copies of the word from host memory landed up to 2.5 ms
+	 * (a median 0.93 ms in slow stops) after they were queued, beside a
+	 * running kernel of the same context without MPS (H200,
+	 * benchmarks/results/2026-11-27-h200/stop-word/), and the kernel ran
+	 * on until they did.
 	 */
 	if (s->memop_word && !pre.stop_copy) {
 		CUresult rc = REAL(cuStreamWriteValue32_v2)(stream, s->stop, value, 0);
