@@ -32,6 +32,8 @@
  *                      with TEXT, puts work on a non-blocking stream of its own (a 4-byte set to
  *                      1), then on the default stream (a set to 7, an event record) and
  *                      synchronizes the stream and the context; joined after the launches
+ *   --side-op=write-value  the set to 7 by cuStreamWriteValue32 (the ABI before CUDA 11.7)
+ *                      instead of cuMemsetD32Async
  *   --wait=between     (one thread) after the first launch, before the next: as --wait, with
  *                      "app: waiting between the launches"
  *   --wait=launch|sync (either or both) before the launches, or after them (before --sleep-ms
@@ -103,6 +105,8 @@
 	  (CUdeviceptr, unsigned, size_t, CUstream))                                     \
 	X(event_create, cuEventCreate, "cuEventCreate", 2000, 0, (CUevent *, unsigned)) \
 	X(event_record, cuEventRecord, "cuEventRecord", 2000, 1, (CUevent, CUstream))  \
+	X(write_value32, cuStreamWriteValue32, "cuStreamWriteValue32", 8000, 1,         \
+	  (CUstream, CUdeviceptr, cuuint32_t, unsigned))                                 \
 	X(ctx_sync, cuCtxSynchronize, "cuCtxSynchronize", 2000, 0, (void))
 
 #define X(field, sym, api, version, ptds, params) CUresult (*field) params;
@@ -422,6 +426,7 @@ struct side {
 	const char *text;
 	CUdeviceptr buf;
 	CUstream own;
+	int write_value; /* --side-op=write-value: the set on the default stream by cuStreamWriteValue32 */
 	int failed;
 };
 
@@ -450,7 +455,8 @@ static void *side_work(void *arg)
 	for (int i = 0; i < 12000 && !(path && log_has(path, s->text)); i++)
 		nanosleep(&pause, NULL);
 	if ((rc = cu.memset_d32_async(s->buf + 16, 1, 1, s->own)) != CUDA_SUCCESS ||
-	    (rc = cu.memset_d32_async(s->buf, 7, 1, NULL)) != CUDA_SUCCESS ||
+	    (rc = s->write_value ? cu.write_value32(NULL, s->buf, 7, 0) :
+				   cu.memset_d32_async(s->buf, 7, 1, NULL)) != CUDA_SUCCESS ||
 	    (rc = cu.event_create(&ev, 0)) != CUDA_SUCCESS ||
 	    (rc = cu.event_record(ev, NULL)) != CUDA_SUCCESS ||
 	    (rc = cu.stream_sync(NULL)) != CUDA_SUCCESS || (rc = cu.ctx_sync()) != CUDA_SUCCESS) {
@@ -470,7 +476,7 @@ int main(int argc, char **argv)
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	int device = -1, alternate = -1, late_device = -1, wait_launch = 0, wait_sync = 0;
 	int wait_between = 0;
-	struct side side = { NULL, 0, NULL, 0 };
+	struct side side = { NULL, 0, NULL, 0, 0 };
 	pthread_t side_thread;
 	CUcontext ctx2 = NULL;
 	CUfunction fn2 = NULL;
@@ -524,6 +530,8 @@ int main(int argc, char **argv)
 			sleep_ms = atoi(a + 11);
 		else if (!strncmp(a, "--side=", 7))
 			side.text = a + 7;
+		else if (!strcmp(a, "--side-op=write-value"))
+			side.write_value = 1;
 		else if (!strcmp(a, "--wait=launch"))
 			wait_launch = flush_lines = 1;
 		else if (!strcmp(a, "--wait=sync"))

@@ -67,6 +67,8 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         leave and the kernel ends with blocks left, and the launching thread,
         which waits for it, relaunches it once the stop is cleared
   preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+  preempt-host-side-v1  as preempt-host-side, the second thread's set on the
+        default stream made by cuStreamWriteValue32 (the ABI before CUDA 11.7)
   preempt-host-slowcopy  as preempt-host, with every copy on a stream landing
         300 ms late (COLOC_FAKE_COPY_US): the stop's read back does not
         land before the watcher's 200 ms deadline, but the stopped kernel
@@ -273,14 +275,16 @@ if mode.startswith("preempt"):
         # 1 + 24 relaunches (it is not measured yet).
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="stream", COLOC_PARK_LINKS="1")
     if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side", "preempt-host-edge",
-                "preempt-host-slowcopy"):
+                "preempt-host-slowcopy", "preempt-host-side-v1"):
         # Time-slicing: a stopped kernel is held by its launching thread.
         # Its relaunch is, like the launch, a kernel on the application's
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="host", COLOC_FAKE_RESIDENT_US="800000")
         be_env["COLOC_STATS_FILE"] = os.path.join(run_dir, "be-stats.json")
-    if mode == "preempt-host-side":
+    if mode in ("preempt-host-side", "preempt-host-side-v1"):
         be_args = be_args + ["--side=fn=__coloc_ptb_scale left"]
+    if mode == "preempt-host-side-v1":
+        be_args = be_args + ["--side-op=write-value"]
     if mode == "preempt-host-edge":
         be_env["COLOC_FAKE_LEAVE_US"] = "50000"
     if mode == "preempt-host-slowcopy":

@@ -120,7 +120,8 @@
  *   cuStreamWaitValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz; A: @B+OFF, or host
  *                                                         for mapped host memory; then met, or
  *                                                         waiting=R: S is held (fake_launch.c)
- *   cuStreamWriteValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz; written at once;
+ *   cuStreamWriteValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz, and the ABI before
+ *                                                         11.7 (cuStreamWriteValue32); written at once;
  *                                                         COLOC_FAKE_WRITE_VALUE_FAIL=1: refused
  *   cuEventCreate flags=F event=E
  *   cuEventRecord event=E stream=S                        also _ptsz

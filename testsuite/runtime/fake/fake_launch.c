@@ -1094,6 +1094,18 @@ static CUresult stream_write_value(const char *name, CUstream stream, CUdevicept
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
+/* The ABI before CUDA 11.7: the same call. */
+CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+	return stream_write_value(__func__, stream, addr, value, flags);
+}
+
+CUresult cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+				   unsigned int flags)
+{
+	return stream_write_value(__func__, stream, addr, value, flags);
+}
+
 CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
 				 unsigned int flags)
 {
