@@ -91,6 +91,7 @@ struct record {
 	unsigned links;         /* relaunches behind waits on its stream (0: paused worker) */
 	bool held;              /* its launching thread relaunches it (COLOC_PARK=host) */
 	bool holding;           /* ... and is still at it: the record is not free */
+	bool relaunching;       /* ... and is about to relaunch it: `done` is the last launch's */
 	unsigned stops;         /* stops that found it started and not done */
 };
 
@@ -129,6 +130,7 @@ struct ctx_state {
 	unsigned readback_on;   /* the stream read backs go through now */
 	unsigned readback_moves; /* times they left a busy stream, for the log */
 	CUevent word_landed[STOP_STREAMS]; /* after a stop's word, for the slow stop's log; may be NULL */
+	bool word_recorded[STOP_STREAMS];  /* ... recorded after this stop's word */
 	unsigned values;        /* host words holding values for stop_set (from word 4) */
 	bool memop_word;        /* the stop word is written by cuStreamWriteValue32 (stop_word) */
 	bool shared_queue;      /* so the stop stream waits behind this context's work */
@@ -583,6 +585,10 @@ CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done)
 
 		while (__atomic_load_n(&s->stopped, __ATOMIC_ACQUIRE))
 			nanosleep(&pause, NULL);
+		/* The relaunch follows, outside the lock, its event after it (stop_all, landings). */
+		pthread_mutex_lock(&s->lock);
+		s->rec[slot->record].relaunching = true;
+		pthread_mutex_unlock(&s->lock);
 	}
 	return CUDA_SUCCESS;
 }
@@ -596,6 +602,7 @@ void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
 	pthread_mutex_lock(&s->lock);
 	if (event_record(r->done, stream, flavor) == CUDA_SUCCESS)
 		r->live = true;
+	r->relaunching = false;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -605,6 +612,7 @@ void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot)
 
 	pthread_mutex_lock(&s->lock);
 	s->rec[slot->record].holding = false;
+	s->rec[slot->record].relaunching = false;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -802,12 +810,15 @@ static CUresult stop_set(struct ctx_state *s, uint32_t value)
 		__atomic_store_n(&s->host[GATE], 1, __ATOMIC_SEQ_CST);
 	if (s->host)
 		__atomic_store_n(&s->host[0], value, __ATOMIC_SEQ_CST);
-	for (unsigned k = 0; k < STOP_STREAMS; k++)
+	for (unsigned k = 0; k < STOP_STREAMS; k++) {
+		s->word_recorded[k] = false;
 		if (stop_word(s, value, s->stop_stream[k]) == CUDA_SUCCESS) {
 			rc = CUDA_SUCCESS;
-			if (value == 1 && s->word_landed[k])
-				REAL(cuEventRecord)(s->word_landed[k], s->stop_stream[k]);
+			s->word_recorded[k] = value == 1 && s->word_landed[k] &&
+					      REAL(cuEventRecord)(s->word_landed[k],
+								  s->stop_stream[k]) == CUDA_SUCCESS;
 		}
+	}
 	return rc;
 }
 
@@ -840,22 +851,36 @@ struct stop_times {
  */
 static void landings(struct ctx_state *s, struct stop_times *t)
 {
+	bool any = false;
+
 	if (!t)
 		return;
 	if (!t->word_ns)
 		for (unsigned k = 0; k < STOP_STREAMS; k++)
-			if (s->word_landed[k] && REAL(cuEventQuery)(s->word_landed[k]) == CUDA_SUCCESS) {
+			if (s->word_recorded[k] &&
+			    REAL(cuEventQuery)(s->word_landed[k]) == CUDA_SUCCESS) {
 				t->word_ns = now_ns();
 				break;
 			}
 	t->ended = true;
-	for (unsigned n = 0; n < RECORDS; n++)
-		if (t->was_live[n] && !t->gone_ns[n]) {
-			if (REAL(cuEventQuery)(s->rec[n].done) == CUDA_SUCCESS)
-				t->gone_ns[n] = now_ns();
-			else
-				t->ended = false;
-		}
+	for (unsigned n = 0; n < RECORDS; n++) {
+		if (!t->was_live[n])
+			continue;
+		any = true;
+		/*
+		 * A held launch about to be relaunched: its event is the last
+		 * launch's, done, while the relaunch may be on the GPU already
+		 * (its event is recorded under the lock this stop holds).
+		 */
+		if (s->rec[n].relaunching)
+			t->ended = false;
+		else if (!t->gone_ns[n] && REAL(cuEventQuery)(s->rec[n].done) == CUDA_SUCCESS)
+			t->gone_ns[n] = now_ns();
+		else if (!t->gone_ns[n])
+			t->ended = false;
+	}
+	/* Nothing to go by (a record still held but no longer live): the read back says. */
+	t->ended &= any && pre.stop_by_end;
 }
 
 static bool headers_read(struct ctx_state *s, uint64_t deadline, struct stop_times *t)
@@ -869,8 +894,13 @@ static bool headers_read(struct ctx_state *s, uint64_t deadline, struct stop_tim
 			CUresult rc;
 
 			if (s->readback_busy[k]) {
-				if (REAL(cuStreamQuery)(s->stop_stream[k]) != CUDA_SUCCESS)
+				if (REAL(cuStreamQuery)(s->stop_stream[k]) != CUDA_SUCCESS) {
+					/* Both streams may be held up: the kernels' end still ends the stop. */
+					landings(s, t);
+					if (t && t->ended)
+						return false;
 					continue;
+				}
 				s->readback_busy[k] = false;
 			}
 			if (k != s->readback_on)
@@ -898,7 +928,7 @@ static bool headers_read(struct ctx_state *s, uint64_t deadline, struct stop_tim
 				 * left queued (a copy engine can be slow to come to a
 				 * context's copies while the GPU serves another).
 				 */
-				if (t && t->ended && pre.stop_by_end) {
+				if (t && t->ended) {
 					s->readback_busy[k] = true;
 					return false;
 				}
@@ -1138,7 +1168,13 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 	 * Helpers would wait there too, and the stop itself lands late; the
 	 * context's later launches take other forms (coloc_ptb_usable).
 	 */
-	ended = !read && times && times->ended;
+	ended = !read && times && times->ended; /* landings: only with COLOC_STOP_BY_END */
+	/* Ended: the stop's time for each launch is when it was seen ending. */
+	for (unsigned n = 0; ended && n < RECORDS; n++)
+		if (times->gone_ns[n] > word && s->rec[n].turns.entry) {
+			times->ns[n] = times->gone_ns[n] - word;
+			times->ref[n] = s->rec[n].turns;
+		}
 	if (any && !read && !ended && readbacks_stuck(s) && !s->shared_queue) {
 		__atomic_store_n(&s->shared_queue, true, __ATOMIC_RELAXED);
 		coloc_log(COLOC_LOG_WARN, "preemption: colocc's stop stream waits behind this "
@@ -1153,7 +1189,7 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		log_slow_stop(s, edge_ns, woke, locked, word, end, read, times);
 	pthread_mutex_unlock(&s->lock);
 	/* After the context's lock: the profiler's is taken by launches that hold none. */
-	for (unsigned n = 0; times && read && n < RECORDS; n++)
+	for (unsigned n = 0; times && (read || ended) && n < RECORDS; n++)
 		if (times->ns[n])
 			coloc_profile_stopped(times->ref[n], times->ns[n]);
 	free(times);
