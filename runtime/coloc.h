@@ -146,6 +146,8 @@ struct coloc_config {
 	unsigned ptb_batch;     /* COLOC_PTB_BATCH: blocks a worker takes at once; 0: from the profile */
 	bool restart;           /* COLOC_RESTART (default 1): stopped persistent kernels give up
 				   clean blocks */
+	bool stop_copy;         /* COLOC_STOP_COPY (default 0): the stop word is copied (preempt.c) */
+	bool stop_by_end;       /* COLOC_STOP_BY_END (default 1): a stop is over when its kernels end */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on
 	 * its stream from starting early: a paused worker on the GPU (worker),

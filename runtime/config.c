@@ -25,6 +25,10 @@
  *                            again later, instead of finishing them; every barrier costs
  *                            time then (default 1; an AOT cache made without it is used
  *                            as it is; docs/passes.md)
+ *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
+ *                            memory operation (default 0; for comparison: preempt.c)
+ *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
+ *                            blocks even when they have ended (default 1; for comparison)
  *   COLOC_PARK=auto|worker|stream|host   how a stopped persistent kernel holds its
  *                            stream: a paused worker on the GPU, waits on the stream for
  *                            the stop's clear between relaunches, or (host) the launching
@@ -61,7 +65,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .restart = true, .park = COLOC_PARK_AUTO,
+	.share_hold_ns = 2000000, .restart = true, .stop_by_end = true, .park = COLOC_PARK_AUTO,
 	.park_links = 8,
 };
 
@@ -633,6 +637,22 @@ __attribute__((constructor)) static void coloc_init(void)
 		if (read_count("COLOC_RESTART", s, 0, 1, &on) < 0)
 			return;
 		coloc_cfg.restart = on != 0;
+	}
+	s = getenv("COLOC_STOP_COPY");
+	if (s && *s) {
+		uint64_t on;
+
+		if (read_count("COLOC_STOP_COPY", s, 0, 1, &on) < 0)
+			return;
+		coloc_cfg.stop_copy = on != 0;
+	}
+	s = getenv("COLOC_STOP_BY_END");
+	if (s && *s) {
+		uint64_t on;
+
+		if (read_count("COLOC_STOP_BY_END", s, 0, 1, &on) < 0)
+			return;
+		coloc_cfg.stop_by_end = on != 0;
 	}
 	s = getenv("COLOC_PARK");
 	if (s && *s) {

@@ -168,8 +168,6 @@ static struct {
 	struct coloc_segment *watched[32];
 	unsigned nwatched;
 	bool one_queue;       /* CUDA_DEVICE_MAX_CONNECTIONS=1: no persistent forms at all */
-	bool stop_by_end;     /* a stop is over when its kernels ended, read back or not */
-	bool stop_copy;       /* COLOC_STOP_COPY=1: the stop word is copied, for comparison */
 } pre = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -751,7 +749,7 @@ static CUresult stop_word(struct ctx_state *s, uint32_t value, CUstream stream)
 	 * benchmarks/results/2026-11-27-h200/stop-word/), and the kernel ran
 	 * on until they did.
 	 */
-	if (s->memop_word && !pre.stop_copy) {
+	if (s->memop_word && !coloc_cfg.stop_copy) {
 		CUresult rc = REAL(cuStreamWriteValue32_v2)(stream, s->stop, value, 0);
 
 		if (rc == CUDA_SUCCESS)
@@ -830,24 +828,17 @@ struct stop_times {
 	bool was_live[RECORDS];    /* in flight when the stop began, for the slow stop's log */
 	uint32_t first[RECORDS][2]; /* taken and done at the first read, for the same */
 	unsigned reads;
-	/* For the same: when the word's copy and each launch's end were first seen done (0: not). */
+	/* When the word's write and each launch's end were first seen done (0: not): landings. */
 	uint64_t word_ns, gone_ns[RECORDS];
 	bool ended;                /* every launch in flight at the stop has ended */
 };
 
 /*
- * Reads the control block headers of the live records into the host
- * buffer (never waiting past `deadline`); false when they did not land.
- * A read back that does not land within READBACK_WAIT_NS is left queued
- * and asked again on the other stop stream; a stream with one queued gets
- * no more until it has taken it.  (One landing late may overwrite a later
- * one's numbers with older ones: the counters only grow, so a stop looks
- * unfinished a little longer, never finished too soon.)
- */
-/*
- * While a read back is awaited: notes when the stop word's copy and the
+ * While a read back is awaited: notes when the stop word's write and the
  * kernels in flight at the stop are first seen done, for the slow stop's
- * log (which then tells a word that landed late from a read back that did).
+ * log (which then tells a word that landed late from a read back that did),
+ * and whether every one of those kernels has ended, which ends the stop
+ * (COLOC_STOP_BY_END).
  */
 static void landings(struct ctx_state *s, struct stop_times *t)
 {
@@ -880,9 +871,20 @@ static void landings(struct ctx_state *s, struct stop_times *t)
 			t->ended = false;
 	}
 	/* Nothing to go by (a record still held but no longer live): the read back says. */
-	t->ended &= any && pre.stop_by_end;
+	t->ended &= any && coloc_cfg.stop_by_end;
 }
 
+/*
+ * Reads the control block headers of the live records into the host
+ * buffer (never waiting past `deadline`); false when they did not land.
+ * A read back that does not land within READBACK_WAIT_NS is left queued
+ * and asked again on the other stop stream; a stream with one queued gets
+ * no more until it has taken it.  (One landing late may overwrite a later
+ * one's numbers with older ones: the counters only grow, so a stop looks
+ * unfinished a little longer, never finished too soon.)  Also false, the
+ * read back left queued, once landings() finds every kernel of the stop
+ * ended.
+ */
 static bool headers_read(struct ctx_state *s, uint64_t deadline, struct stop_times *t)
 {
 	if (!s->host)
@@ -949,7 +951,6 @@ static bool readbacks_stuck(const struct ctx_state *s)
 			return false;
 	return true;
 }
-
 
 /*
  * A stop that took longer than SLOW_STOP_NS, at info: where its time went (the
@@ -1405,9 +1406,5 @@ __attribute__((constructor)) static void preempt_init(void)
 
 	/* One hardware queue per context: every stream shares it with colocc's. */
 	pre.one_queue = c && strtol(c, NULL, 10) == 1;
-	c = getenv("COLOC_STOP_BY_END");
-	pre.stop_by_end = !c || strcmp(c, "0") != 0;
-	c = getenv("COLOC_STOP_COPY");
-	pre.stop_copy = c && strcmp(c, "1") == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }

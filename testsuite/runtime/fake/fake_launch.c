@@ -999,6 +999,26 @@ static struct resident *resident_new(const char *name, CUstream stream,
 	return r;
 }
 
+/*
+ * The log line of a stream memory operation on a 32-bit word, up to its
+ * flags: the stream, then the word (@B+OFF, host for mapped host memory).
+ */
+static CUresult word_call_begin(struct coloc_buf *line, const char *name, CUstream stream,
+				uint64_t addr, uint32_t value, unsigned flags)
+{
+	CUresult stream_rc;
+
+	fake_begin(line, name);
+	stream_rc = fake_put_stream(line, stream);
+	coloc_buf_puts(line, " addr=");
+	if (fake_dev_range(addr, 4))
+		fake_put_dptr(line, addr);
+	else
+		coloc_buf_puts(line, fake_host_range(addr, 4) ? "host" : "?");
+	coloc_buf_printf(line, " value=0x%x flags=%u", value, flags);
+	return stream_rc;
+}
+
 /* Whether live entry `id` is a kernel running on the GPU (not a wait, nor queued). */
 static bool resident_holds(unsigned id)
 {
@@ -1016,14 +1036,7 @@ static CUresult stream_wait_value(const char *name, CUstream stream, CUdeviceptr
 	CUresult rc, stream_rc;
 	unsigned before;
 
-	fake_begin(&line, name);
-	stream_rc = fake_put_stream(&line, stream);
-	coloc_buf_puts(&line, " addr=");
-	if (fake_dev_range(addr, 4))
-		fake_put_dptr(&line, addr);
-	else
-		coloc_buf_puts(&line, fake_host_range(addr, 4) ? "host" : "?");
-	coloc_buf_printf(&line, " value=0x%x flags=%u", value, flags);
+	stream_rc = word_call_begin(&line, name, stream, addr, value, flags);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
 	if (!wait_word(addr) || flags > 3)
@@ -1076,14 +1089,9 @@ static CUresult stream_write_value(const char *name, CUstream stream, CUdevicept
 	unsigned char *p;
 	CUresult rc, stream_rc;
 
-	fake_begin(&line, name);
-	stream_rc = fake_put_stream(&line, stream);
-	coloc_buf_puts(&line, " addr=");
-	if ((p = fake_dev_range(addr, 4)))
-		fake_put_dptr(&line, addr);
-	else
-		coloc_buf_puts(&line, (p = fake_host_range(addr, 4)) ? "host" : "?");
-	coloc_buf_printf(&line, " value=0x%x flags=%u", value, flags);
+	stream_rc = word_call_begin(&line, name, stream, addr, value, flags);
+	if (!(p = fake_dev_range(addr, 4)))
+		p = fake_host_range(addr, 4);
 	if ((rc = fake_need_ctx()) != CUDA_SUCCESS || (rc = stream_rc) != CUDA_SUCCESS)
 		return fake_end(&line, rc);
 	if (fail && strcmp(fail, "1") == 0)
