@@ -254,6 +254,13 @@ static const struct unisync_halt halt_code = {
 	.halting = NULL, /* set in ptb_kernel: with cp.async.wait_all where needed */
 };
 
+/*
+ * What the slots and the halt words add to static shared memory, with
+ * alignment: a kernel closer than this to the 48 KB static limit finishes
+ * its stopped blocks rather than fail its build.
+ */
+#define RESTART_SHARED_BYTES 32
+
 /* Registers and words of a kernel whose blocks can be given up. */
 static const char restart_decls[] =
 	".reg .b32 __coloc_hw, __coloc_ht, __coloc_haltp, __coloc_cap;\n"
@@ -368,6 +375,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * words for the decision, and the memory model for the redo ring.
 	 */
 	k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
+			 k->facts.static_shared + RESTART_SHARED_BYTES <= 48 * 1024 &&
 			 restart_possible(&f->body, &cp_async);
 	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
 				  "@__coloc_hq bra __coloc_dispatch;\n"
