@@ -22,6 +22,8 @@
  *
  * One line per check on standard output ("ok ..." / "FAIL ..."); with
  * --json FILE, one JSON object per line.  Exit status 1 if anything failed.
+ * A failed check names the first differing element with both values;
+ * DIFFRUN_SHOW=N in the environment lists the first N before the line.
  * A watchdog (alarm) ends the process if a kernel hangs.
  */
 #define _GNU_SOURCE
@@ -380,6 +382,21 @@ static double as_double(enum elem t, const unsigned char *p)
 	}
 }
 
+/* Equal elements: bitwise, or within tol for f32/f64. */
+static int elem_same(enum elem t, unsigned sz, const unsigned char *a, const unsigned char *b,
+		     double tol)
+{
+	double x, y;
+
+	if (memcmp(a, b, sz) == 0)
+		return 1;
+	if (tol <= 0 || (t != E_F32 && t != E_F64))
+		return 0;
+	x = as_double(t, a);
+	y = as_double(t, b);
+	return fabs(x - y) <= tol * (fabs(x) > 1 ? fabs(x) : 1);
+}
+
 /* 0 if equal (bitwise, or within tol for f32/f64); else the first bad index + 1. */
 static uint64_t compare(const struct param *p, const void *got, double tol, uint64_t *nbad)
 {
@@ -389,13 +406,8 @@ static uint64_t compare(const struct param *p, const void *got, double tol, uint
 
 	*nbad = 0;
 	for (i = 0; i < p->count; i++) {
-		int same = memcmp(a + i * sz, b + i * sz, sz) == 0;
+		int same = elem_same(p->type, sz, a + i * sz, b + i * sz, tol);
 
-		if (!same && tol > 0 && (p->type == E_F32 || p->type == E_F64)) {
-			double x = as_double(p->type, a + i * sz), y = as_double(p->type, b + i * sz);
-
-			same = fabs(x - y) <= tol * (fabs(x) > 1 ? fabs(x) : 1);
-		}
 		if (!same) {
 			if (!first)
 				first = i + 1;
@@ -446,6 +458,46 @@ static int quiet_ok(struct kcase *c)
 	return 1;
 }
 
+/* "want X got Y" for element i of a buffer: floats as numbers, others as hex bits. */
+static void describe_first(const struct param *p, uint64_t i, char *out, size_t n)
+{
+	unsigned sz = elem_info[p->type].size;
+	const unsigned char *a = (const unsigned char *)p->host_ref + i * sz;
+	const unsigned char *b = (const unsigned char *)p->host_out + i * sz;
+	uint64_t x = 0, y = 0;
+
+	if (p->type == E_F32 || p->type == E_F64) {
+		snprintf(out, n, "want %.9g got %.9g", as_double(p->type, a), as_double(p->type, b));
+		return;
+	}
+	memcpy(&x, a, sz < 8 ? sz : 8);
+	memcpy(&y, b, sz < 8 ? sz : 8);
+	snprintf(out, n, "want 0x%llx got 0x%llx", (unsigned long long)x, (unsigned long long)y);
+}
+
+/*
+ * With DIFFRUN_SHOW=N in the environment, the first N differing elements of
+ * a failed check, one line each ("  at I: want X got Y"), before its line.
+ */
+static void show_mismatches(const struct param *p, double tol)
+{
+	const char *env = getenv("DIFFRUN_SHOW");
+	unsigned sz = elem_info[p->type].size;
+	uint64_t i, shown = 0, limit = env ? strtoull(env, NULL, 10) : 0;
+	char what[96];
+
+	for (i = 0; i < p->count && shown < limit; i++) {
+		const unsigned char *a = (const unsigned char *)p->host_ref + i * sz;
+		const unsigned char *b = (const unsigned char *)p->host_out + i * sz;
+
+		if (elem_same(p->type, sz, a, b, tol))
+			continue;
+		describe_first(p, i, what, sizeof(what));
+		printf("  at %llu: %s\n", (unsigned long long)i, what);
+		shown++;
+	}
+}
+
 /* Compares every buffer with the reference; reports one line. */
 static void check(struct kcase *c, const char *mode, const char *extra)
 {
@@ -459,9 +511,13 @@ static void check(struct kcase *c, const char *mode, const char *extra)
 			continue;
 		first = compare(p, p->host_out, c->tol, &bad);
 		if (first) {
-			result(c, mode, 0, "param %u: %llu of %llu elements differ, first at %llu %s", i,
-			       (unsigned long long)bad, (unsigned long long)p->count,
-			       (unsigned long long)(first - 1), extra);
+			char what[96];
+
+			describe_first(p, first - 1, what, sizeof(what));
+			show_mismatches(p, c->tol);
+			result(c, mode, 0, "param %u: %llu of %llu elements differ, first at %llu (%s) %s",
+			       i, (unsigned long long)bad, (unsigned long long)p->count,
+			       (unsigned long long)(first - 1), what, extra);
 			return;
 		}
 	}
