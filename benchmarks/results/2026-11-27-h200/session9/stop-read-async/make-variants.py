@@ -62,6 +62,21 @@ variants = {
                      "\t@__coloc_hlead ld.volatile.global.u32\t__coloc_hx, [__coloc_stopp];\n")
             .replace(MIRROR_DECL, MIRROR_DECL + "\t.reg .b32 __coloc_hx;\n"),
 }
+# K: the design, the leader (and the leader that copies) decided afresh from %tid, the ring
+# pointer and the batch at every use instead of long-lived predicates (call 11)
+FRESH = ("\tmov.u32\t__coloc_lk, %tid.x;\n\tmov.u32\t__coloc_lk2, %tid.y;\n"
+         "\tor.b32\t__coloc_lk, __coloc_lk, __coloc_lk2;\n\tmov.u32\t__coloc_lk2, %tid.z;\n"
+         "\tor.b32\t__coloc_lk, __coloc_lk, __coloc_lk2;\n\tsetp.eq.u32\t__coloc_lp, __coloc_lk, 0;\n")
+HFRESH = ("\tsetp.ne.u64\t__coloc_hp, __coloc_redop, 0;\n"
+          "\tsetp.eq.and.u32\t__coloc_hp, __coloc_nbatch, 1, __coloc_hp;\n"
+          "\tand.pred\t__coloc_hp, __coloc_hp, __coloc_lp;\n")
+COPY = "\t@__coloc_hlead cp.async.cg.shared.global\t[__coloc_mirror], [__coloc_stopp], 16;\n"
+BEFORE = ("\t@__coloc_leader ld.shared.u32\t__coloc_hw, [__coloc_mirror];\n"
+          "\t@__coloc_leader st.shared.u32\t[__coloc_haltp], __coloc_hw;\n")
+variants["K"] = (new.replace(BEFORE, FRESH + BEFORE.replace("__coloc_leader", "__coloc_lp"))
+                 .replace(COPY, FRESH + HFRESH + COPY.replace("__coloc_hlead", "__coloc_hp"))
+                 .replace(MIRROR_DECL, MIRROR_DECL + "\t.reg .b32 __coloc_lk, __coloc_lk2;\n"
+                          "\t.reg .pred __coloc_lp, __coloc_hp;\n"))
 for name, text in variants.items():
     with open(os.path.join(out, name + ".ptx"), "w") as f:
         f.write(text)
