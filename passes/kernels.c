@@ -37,6 +37,13 @@ void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)
 	ctx->diag = diag;
 }
 
+const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy)
+{
+	if (!ptb_restart)
+		return NULL;
+	return ptb_read_copy ? "ptb-restart,stop-read-copy" : "ptb-restart";
+}
+
 void pass_ctx_release(struct pass_ctx *ctx)
 {
 	if (!ctx)

@@ -91,6 +91,12 @@ struct pass_ctx {
 	int verify_each; /* run the verifier after every pass */
 	int verbose;     /* report per-pass statistics on diag */
 	bool ptb_restart; /* ptb: blocks can be given up at their barriers (ptb.c; off: none) */
+	/*
+	 * ptb with ptb_restart: the leader reads the stop word with cp.async into
+	 * shared memory, and every meeting starts with a warp sync (ptb.c, sm_80+;
+	 * off: a load after every meeting).
+	 */
+	bool ptb_read_copy;
 	/* Filled by pass_pipeline_run; the passes read and extend it. */
 	struct ptx_module *module;
 	struct pass_kernel *kernels;
@@ -112,6 +118,12 @@ const struct pass_info *pass_lookup(const char *name, size_t len);
 const struct pass_info *pass_registry(size_t *count);
 
 void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag);
+/*
+ * The pass options that change the variants, for cache keys (colocc --aot
+ * and the runtime must agree): NULL, "ptb-restart" or
+ * "ptb-restart,stop-read-copy".
+ */
+const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy);
 void pass_ctx_release(struct pass_ctx *ctx);
 
 /*

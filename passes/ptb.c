@@ -136,6 +136,17 @@ static bool has_memory_model(const struct ptx_module *m)
 	return ptx_module_version(m, &major, &minor) == 0 && (major > 6 || (major == 6 && minor >= 3));
 }
 
+/* sm_80 and PTX 7.0 bring cp.async (the copied read of the stop word, below). */
+static bool has_cp_async(const struct ptx_module *m)
+{
+	const char *target = ptx_module_target(m);
+	unsigned major = 0, minor = 0;
+
+	if (!target || strncmp(target, "sm_", 3) != 0 || atoi(target + 3) < 80)
+		return false;
+	return ptx_module_version(m, &major, &minor) == 0 && major >= 7;
+}
+
 /*
  * Can a block of this kernel be given up at its barriers and run again
  * from its start?  Not when it uses mbarriers, async-proxy operations or
@@ -255,11 +266,81 @@ static const struct unisync_halt halt_code = {
 };
 
 /*
- * What the slots and the halt words add to static shared memory, with
- * alignment: a kernel closer than this to the 48 KB static limit finishes
- * its stopped blocks rather than fail its build.
+ * With pass_ctx.ptb_read_copy (colocc --ptb-stop-read=copy, the runtime's
+ * COLOC_STOP_READ=copy; from sm_80 and PTX 7.0): the leader copies the stop
+ * record's first 16 bytes into a shared mirror with cp.async.cg (from L2,
+ * where the stream's write of the word lands) and takes the word from the
+ * mirror at the next meeting, so no register waits for the global read and
+ * no meeting waits for it (the GPU harness's GEMM with K = 8192: 373 us
+ * against 643 us, benchmarks/results/2026-11-27-h200/session9/).  The
+ * mirror is the leader's alone; a read while a copy is in flight sees the
+ * old word or the new, and a stale word costs one meeting.  The copies join
+ * the leader's next cp.async group if the kernel has any, whose waits may
+ * then wait for one too; the last lands before the worker leaves.
+ *
+ * Every meeting then starts with bar.warp.sync over the warp's lanes.  The
+ * load's branch used to give the meeting a convergence point before the
+ * brx.idx dispatch; without one a warp can leave a meeting split and reach
+ * the next one so, where compute-sanitizer's synccheck finds divergent
+ * threads at the barrier and the barrier lets a warp's stores race with the
+ * loads after it (wrong results in four kernels with no stop at all).
+ * Every thread of a warp comes to every meeting, the returned ones too, so
+ * the sync cannot wait for a thread that never arrives; its mask is the
+ * warp's existing lanes (a last warp may be partial), made once.
+ */
+static const struct unisync_halt halt_copy = {
+	.before = "bar.warp.sync __coloc_wm;\n"
+		  "@__coloc_leader ld.shared.u32 __coloc_hw, [__coloc_mirror];\n"
+		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n",
+	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
+		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
+		 "@__coloc_hlead cp.async.cg.shared.global [__coloc_mirror], [__coloc_stopp], 16;\n"
+		 "setp.eq.u32 __coloc_hq, __coloc_ht, 1;\n"
+		 "@__coloc_hq bra __coloc_halting;\n",
+	.halting = NULL,
+};
+
+/* The mirror (the size and alignment cp.async.cg copies) and the warp's mask. */
+static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n"
+				 ".reg .b32 __coloc_wm, __coloc_wn;\n";
+
+/*
+ * The mirror starts clear (__coloc_hw is 0: launches without a ring never
+ * copy).  The warp's lanes: those of the block's threads from the warp's
+ * first linear thread id, at most 32 (a shift by 32 gives 0, so 32 lanes
+ * give all ones).
+ */
+static const char copy_init[] =
+	"@__coloc_leader st.shared.u32 [__coloc_mirror], __coloc_hw;\n"
+	"mov.u32 __coloc_wm, %tid.z;\n"
+	"mov.u32 __coloc_wn, %ntid.y;\n"
+	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"mov.u32 __coloc_wn, %tid.y;\n"
+	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"mov.u32 __coloc_wn, %ntid.x;\n"
+	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"mov.u32 __coloc_wn, %tid.x;\n"
+	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"and.b32 __coloc_wm, __coloc_wm, -32;\n"
+	"mov.u32 __coloc_wn, %ntid.x;\n"
+	"mov.u32 __coloc_hw, %ntid.y;\n"
+	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_hw;\n"
+	"mov.u32 __coloc_hw, %ntid.z;\n"
+	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_hw;\n"
+	"sub.u32 __coloc_wn, __coloc_wn, __coloc_wm;\n"
+	"min.u32 __coloc_wn, __coloc_wn, 32;\n"
+	"mov.u32 __coloc_wm, 1;\n"
+	"shl.b32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"sub.u32 __coloc_wm, __coloc_wm, 1;\n"
+	"mov.u32 __coloc_hw, 0;\n";
+
+/*
+ * What the slots, the halt words and the mirror add to static shared
+ * memory, with alignment: a kernel closer than this to the 48 KB static
+ * limit finishes its stopped blocks rather than fail its build.
  */
 #define RESTART_SHARED_BYTES 32
+#define RESTART_COPY_SHARED_BYTES 64
 
 /* Registers and words of a kernel whose blocks can be given up. */
 static const char restart_decls[] =
@@ -359,7 +440,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	struct ptx_stmt *first;
 	bool mm = has_memory_model(m);
 	bool cp_async = false;
-	struct unisync_halt halt = halt_code;
+	bool copy_read = ctx->ptb_read_copy && has_cp_async(m);
+	struct unisync_halt halt = copy_read ? halt_copy : halt_code;
 	unsigned i;
 	char name[64];
 	int rc = -1;
@@ -375,7 +457,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * words for the decision, and the memory model for the redo ring.
 	 */
 	k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
-			 k->facts.static_shared + RESTART_SHARED_BYTES <= 48 * 1024 &&
+			 k->facts.static_shared +
+					 (copy_read ? RESTART_COPY_SHARED_BYTES : RESTART_SHARED_BYTES) <=
+				 48 * 1024 &&
 			 restart_possible(&f->body, &cp_async);
 	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
 				  "@__coloc_hq bra __coloc_dispatch;\n"
@@ -407,8 +491,13 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 					   "rem.u32 __coloc_ctaid_y, __coloc_t, __coloc_gy;\n");
 	if (ctaid[2])
 		coloc_buf_puts(&decompose, "div.u32 __coloc_ctaid_z, __coloc_vid, __coloc_gxy;\n");
+	copy_read = copy_read && k->ptb_restart;
 	if (k->ptb_restart)
-		coloc_buf_puts(&decompose, "mov.pred __coloc_dirty, 0;\n"
+		coloc_buf_puts(&decompose,
+			       copy_read ? "mov.pred __coloc_dirty, 0;\n"
+					   "@__coloc_hlead cp.async.cg.shared.global [__coloc_mirror], "
+					   "[__coloc_stopp], 16;\n"
+					 : "mov.pred __coloc_dirty, 0;\n"
 					   "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
 	if (!coloc_buf_cstr(&decompose))
 		goto out;
@@ -433,6 +522,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear, __coloc_narrow, __coloc_helper;\n"
 		    ".reg .b32 __coloc_sm, __coloc_nsm, __coloc_nbatch, __coloc_end;\n"
 		    ".reg .pred __coloc_within;\n"
+		    "%s"
 		    "%s"
 		    "%s"
 		    "ld.param.u32 __coloc_gx, [__coloc_grid_x];\n"
@@ -472,6 +562,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "mov.pred __coloc_hostclear, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
 		    "%s"
+		    "%s"
 		    "__coloc_next:\n"
 		    "%s"
 		    /* The whole block finished the previous virtual block: count it done. */
@@ -488,7 +579,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "@!__coloc_leader bra __coloc_taken;\n",
 		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
 		    k->ptb_restart ? restart_decls : "",
+		    copy_read ? copy_decls : "",
 		    k->ptb_restart ? restart_init : "",
+		    copy_read ? copy_init : "",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
 		       : "@__coloc_count membar.gl;\n"
@@ -596,11 +689,13 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 				"%s"
 				"bra __coloc_parked;\n"
 				"__coloc_leave:\n"
+				"%s"
 				"ret;\n",
 				k->ptb_restart ? restart_abandon : "",
 				mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 				   : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
-				mm ? "nanosleep.u32 1000;\n" : "") < 0)
+				mm ? "nanosleep.u32 1000;\n" : "",
+				copy_read ? "cp.async.wait_all;\n" : "") < 0)
 		goto out;
 	k->variant[PASS_FORM_PTB] = v;
 	k->added[PASS_FORM_PTB] = ptb_params;

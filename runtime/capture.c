@@ -407,6 +407,7 @@ static struct coloc_module *module_new(const char *origin)
 	m->origin = strdup(origin);
 	m->sm = device_sm();
 	m->restart = coloc_cfg.restart;
+	m->read_copy = coloc_cfg.stop_read_copy;
 	return m;
 }
 

@@ -64,6 +64,7 @@ struct coloc_module {
 	 * (variants.c, module_restart); decided before it is transformed.
 	 */
 	bool restart;
+	bool read_copy;       /* COLOC_STOP_READ=copy: with restart, the stop word read by cp.async */
 	char *ptx;            /* the PTX for that device, NUL-terminated, or NULL */
 	size_t ptx_len;
 	char *options;        /* the fatbin entry's ptxas options, or NULL */

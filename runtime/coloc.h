@@ -147,6 +147,7 @@ struct coloc_config {
 	bool restart;           /* COLOC_RESTART (default 1): stopped persistent kernels give up
 				   clean blocks */
 	bool stop_copy;         /* COLOC_STOP_COPY (default 0): the stop word is copied (preempt.c) */
+	bool stop_read_copy;    /* COLOC_STOP_READ=copy: the stop word read by cp.async (ptb.c) */
 	bool stop_by_end;       /* COLOC_STOP_BY_END (default 1): a stop is over when its kernels end */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on

@@ -25,6 +25,10 @@
  *                            again later, instead of finishing them; every barrier costs
  *                            time then (default 1; an AOT cache made without it is used
  *                            as it is; docs/passes.md)
+ *   COLOC_STOP_READ=load|copy  how persistent blocks that can be given up read the stop
+ *                            word: a load after every barrier (default), or a cp.async into
+ *                            shared memory with a warp sync at every barrier (copy; sm_80
+ *                            and PTX 7.0 on; their own cache entries; docs/passes.md)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
@@ -637,6 +641,19 @@ __attribute__((constructor)) static void coloc_init(void)
 		if (read_count("COLOC_RESTART", s, 0, 1, &on) < 0)
 			return;
 		coloc_cfg.restart = on != 0;
+	}
+	s = getenv("COLOC_STOP_READ");
+	if (s && *s) {
+		if (strcmp(s, "load") == 0) {
+			coloc_cfg.stop_read_copy = false;
+		} else if (strcmp(s, "copy") == 0) {
+			coloc_cfg.stop_read_copy = true;
+		} else {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_STOP_READ='%s' is not load or copy; colocc "
+				  "is off", s);
+			coloc_cfg.disabled = true;
+			return;
+		}
 	}
 	s = getenv("COLOC_STOP_COPY");
 	if (s && *s) {

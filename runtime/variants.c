@@ -132,6 +132,7 @@ static int transform(struct coloc_module *m)
 	pass_ctx_init(&pctx, &diag);
 	pctx.verify_each = 0;
 	pctx.ptb_restart = m->restart;
+	pctx.ptb_read_copy = m->restart && m->read_copy;
 	pm = ptx_parse(m->ptx, m->ptx_len, m->origin, &diag);
 	if (!pm) {
 		fail(m, "colocc could not parse its PTX%s (COLOC_LOG=debug shows why)", "");
@@ -196,8 +197,8 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 {
 	struct coloc_target t = { .sm = m->sm, .variant = variant };
 
-	coloc_cache_key_passes(&t, m->options, m->options_len, m->restart ? "ptb-restart" : NULL,
-			       m->ptx, m->ptx_len, key);
+	coloc_cache_key_passes(&t, m->options, m->options_len,
+			       pass_cache_options(m->restart, m->read_copy), m->ptx, m->ptx_len, key);
 }
 
 /* Whether directory `dir` (`len` bytes of it) holds the entry `key`; `path` gets its cubin's path. */

@@ -16,6 +16,7 @@ struct aot_options {
 	unsigned jobs;     /* ptxas processes at once */
 	int verbose;       /* a line per module, and each refusal */
 	int ptb_restart;   /* --ptb-restart: its variants, under their own cache key */
+	int ptb_read_copy; /* --ptb-stop-read=copy: the same */
 };
 
 struct aot_stats {

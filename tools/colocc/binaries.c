@@ -343,6 +343,7 @@ static int aot(const struct options *o)
 		.jobs = o->jobs,
 		.verbose = o->verbose,
 		.ptb_restart = o->ptb_restart,
+		.ptb_read_copy = o->ptb_read_copy,
 	};
 	struct coloc_diag diag;
 	struct aot a;

@@ -40,6 +40,14 @@ static const char usage_text[] =
 	"                      COLOC_RESTART=1, its default); the default with --aot\n"
 	"  --no-ptb-restart    persistent variants finish a stopped block (the default with\n"
 	"                      --passes; with --aot, the runtime's COLOC_RESTART=0)\n"
+	"  --ptb-stop-read=load|copy\n"
+	"                      with --ptb-restart, how a block's leader reads the stop\n"
+	"                      word after each barrier: a load waited for at the next\n"
+	"                      barrier (load, the default), or, from sm_80 and PTX 7.0, a\n"
+	"                      cp.async into shared memory that nothing waits for, each\n"
+	"                      barrier starting with a warp sync (copy; the runtime's\n"
+	"                      COLOC_STOP_READ=copy; not yet the default: tested on the GPU\n"
+	"                      for one file of kernels only)\n"
 	"  --explain           print, per kernel, what the analysis found and whether\n"
 	"                      each form applies (or why not); alone, implies --emit=none\n"
 	"  --manifest=FILE     write the JSON manifest of kernels, variants and refusals;\n"
@@ -203,6 +211,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->ptb_restart = 1;
 		} else if (strcmp(a, "--no-ptb-restart") == 0) {
 			o->ptb_restart = 0;
+		} else if (strncmp(a, "--ptb-stop-read", 15) == 0 &&
+			   (v = option_value(argc, argv, &i, "--ptb-stop-read"))) {
+			if (strcmp(v, "load") == 0)
+				o->ptb_read_copy = 0;
+			else if (strcmp(v, "copy") == 0)
+				o->ptb_read_copy = 1;
+			else
+				return usage_error("unknown --ptb-stop-read '%s'; expected load or copy",
+						   v);
+			o->ptb_read_said = 1;
 		} else if (strcmp(a, "--explain") == 0) {
 			o->explain = 1;
 		} else if (strncmp(a, "--manifest", 10) == 0 &&
@@ -273,9 +291,15 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_restart >= 0)
 		return usage_error("%s", "--ptb-restart and --no-ptb-restart go with compiling "
 				   "(--passes) and --aot");
+	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_read_said)
+		return usage_error("%s", "--ptb-stop-read goes with compiling (--passes) and --aot");
 	/* Unsaid: on for --aot, as the runtime (COLOC_RESTART=1), off for --passes. */
 	if (o->ptb_restart < 0)
 		o->ptb_restart = o->mode == MODE_AOT;
+	if (o->ptb_read_copy && !o->ptb_restart)
+		return usage_error("%s", "--ptb-stop-read=copy is how blocks that can be given up "
+				   "read the stop word: it needs --ptb-restart (or --aot without "
+				   "--no-ptb-restart)");
 	if (o->mode != MODE_AOT && o->mode != MODE_LIST && o->jobs)
 		return usage_error("%s", "-j goes with --list and --aot");
 	if (o->mode != MODE_AOT && o->ptxas)
@@ -510,6 +534,7 @@ static int process(const struct options *o, const char *input, const char *outpu
 	pass_ctx_init(&pctx, &diag);
 	pctx.verify_each = o->verify;
 	pctx.ptb_restart = o->ptb_restart;
+	pctx.ptb_read_copy = o->ptb_read_copy;
 	pctx.verbose = o->verbose;
 	if (o->passes) {
 		t0 = now();
