@@ -273,10 +273,15 @@ static const struct unisync_halt halt_code = {
  * mirror at the next meeting, so no register waits for the global read and
  * no meeting waits for it (the GPU harness's GEMM with K = 8192: 373 us
  * against 643 us, benchmarks/results/2026-11-27-h200/session9/).  The
- * mirror is the leader's alone; a read while a copy is in flight sees the
- * old word or the new, and a stale word costs one meeting.  The copies join
- * the leader's next cp.async group if the kernel has any, whose waits may
- * then wait for one too; the last lands before the worker leaves.
+ * mirror is the leader's alone.  It is read without waiting for the copies:
+ * the PTX ISA makes a copy's write visible to its thread only after a wait,
+ * so what the read sees in between (the old word or the new on the H200) is
+ * the hardware's behaviour, not a promise; and two copies in flight may land
+ * in either order.  A stale word costs a meeting; at each take the leader
+ * waits for the copies and clears the mirror (copy_take), so a stale stop
+ * cannot give up the next block.  The copies join the leader's next cp.async
+ * group if the kernel has any, whose waits may then wait for one too; the
+ * last lands before the worker leaves.
  *
  * Every meeting then starts with bar.warp.sync over the warp's lanes.  The
  * load's branch used to give the meeting a convergence point before the
@@ -299,6 +304,16 @@ static const struct unisync_halt halt_copy = {
 		 "@__coloc_hq bra __coloc_halting;\n",
 	.halting = NULL,
 };
+
+/*
+ * The leader's take: the copies in flight land, and the mirror is cleared.
+ * The poll just read the word, and a block is taken only when it is not a
+ * stop; a copy sent at the meeting that gave the last block up could still
+ * hold the stop, and the next block's first meeting would give it up too.
+ */
+static const char copy_take[] = "cp.async.wait_all;\n"
+				"mov.u32 __coloc_hw, 0;\n"
+				"st.shared.u32 [__coloc_mirror], __coloc_hw;\n";
 
 /* The mirror (the size and alignment cp.async.cg copies) and the warp's mask. */
 static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n"
@@ -440,7 +455,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	struct ptx_stmt *first;
 	bool mm = has_memory_model(m);
 	bool cp_async = false;
-	bool copy_read = ctx->ptb_read_copy && has_cp_async(m);
+	/* A kernel near the 48 KB limit with room for the halt words but not the mirror reads by load. */
+	bool copy_read = ctx->ptb_read_copy && has_cp_async(m) &&
+			 k->facts.static_shared + RESTART_COPY_SHARED_BYTES <= 48 * 1024;
 	struct unisync_halt halt = copy_read ? halt_copy : halt_code;
 	unsigned i;
 	char name[64];
@@ -457,9 +474,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * words for the decision, and the memory model for the redo ring.
 	 */
 	k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
-			 k->facts.static_shared +
-					 (copy_read ? RESTART_COPY_SHARED_BYTES : RESTART_SHARED_BYTES) <=
-				 48 * 1024 &&
+			 k->facts.static_shared + RESTART_SHARED_BYTES <= 48 * 1024 &&
 			 restart_possible(&f->body, &cp_async);
 	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
 				  "@__coloc_hq bra __coloc_dispatch;\n"
@@ -643,6 +658,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "%s"
 		    "bra __coloc_poll;\n"
 		    "__coloc_take:\n"
+		    "%s"
 		    "mov.u32 __coloc_vid, __coloc_total;\n"
 		    "%s"
 		    "%s"
@@ -661,6 +677,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 		       : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 		    mm ? "nanosleep.u32 1000;\n" : "",
+		    copy_read ? copy_take : "",
 		    k->ptb_restart ? restart_take
 				   : "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], "
 				     "__coloc_nbatch;\n",

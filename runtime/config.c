@@ -654,6 +654,10 @@ __attribute__((constructor)) static void coloc_init(void)
 			coloc_cfg.disabled = true;
 			return;
 		}
+		if (coloc_cfg.stop_read_copy && !coloc_cfg.restart)
+			coloc_log(COLOC_LOG_WARN, "COLOC_STOP_READ=copy does nothing with "
+				  "COLOC_RESTART=0: no block is given up, so none reads the stop word "
+				  "at its barriers");
 	}
 	s = getenv("COLOC_STOP_COPY");
 	if (s && *s) {
