@@ -229,7 +229,9 @@ static bool entry_in(const char *dirs, const char *key, char *path)
  * such variants and an AOT cache has the others (`colocc --aot
  * --no-ptb-restart`, or a colocc older than the default): those are used as
  * they are, and the log says that this module's stopped blocks are finished,
- * not given up.
+ * not given up.  With COLOC_STOP_READ=copy, an AOT cache that has the
+ * module's restart variants made to read by load does not count as "no
+ * cache": the copying ones are compiled here.
  */
 static bool module_restart(struct coloc_module *m)
 {
@@ -245,6 +247,25 @@ static bool module_restart(struct coloc_module *m)
 		if (entry_in(coloc_cfg.aot_dirs, key, path) ||
 		    entry_at(coloc_cfg.cache_dir, strlen(coloc_cfg.cache_dir), key, path))
 			return true;
+	}
+	/*
+	 * COLOC_STOP_READ=copy and an AOT cache with this module's variants made
+	 * to read by load: compiled here as asked, rather than taking an AOT
+	 * entry made without --ptb-restart that may sit beside them.
+	 */
+	if (m->read_copy) {
+		m->read_copy = false;
+		for (int v = 0; v < nvariants && !found; v++) {
+			key_for(m, variants[v], key);
+			found = entry_in(coloc_cfg.aot_dirs, key, path);
+		}
+		m->read_copy = true;
+		if (found) {
+			coloc_log(COLOC_LOG_INFO, "%s: an AOT cache has variants made without "
+				  "--ptb-stop-read=copy; compiled here with COLOC_STOP_READ=copy",
+				  m->origin);
+			return true;
+		}
 	}
 	m->restart = false;
 	for (int v = 0; v < nvariants && !found; v++) {
