@@ -191,8 +191,16 @@ void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *b)
 			coloc_buf_printf(b, "  %-8s ", pass_form_names[f]);
 			if (k->variant[f])
 				coloc_buf_printf(b, "applied: %s%s\n", k->variant[f]->u.func->name->str,
-						 f == PASS_FORM_PTB && k->ptb_restart
-							 ? " (gives stopped blocks up at barriers)" : "");
+						 f != PASS_FORM_PTB || !k->ptb_restart ? ""
+						 : k->ptb_read_copy
+							 ? " (gives stopped blocks up at barriers; reads the "
+							   "stop word by cp.async)"
+						 : ctx->ptb_read_copy
+							 ? " (gives stopped blocks up at barriers; reads the "
+							   "stop word by load: the target is before sm_80 or "
+							   "PTX 7.0, or the mirror does not fit in 48 KB of "
+							   "static shared memory)"
+							 : " (gives stopped blocks up at barriers)");
 			else if (f == PASS_FORM_UNISYNC && !k->unisync_needed)
 				coloc_buf_puts(b, "not needed: no CTA barriers\n");
 			else if (k->refused[f])

@@ -84,6 +84,7 @@ struct pass_kernel {
 	bool unisync_needed; /* the kernel has CTA barriers: ptb goes through unisync */
 	bool ptb_global_slots; /* ptb broadcasts through the control block, not shared memory */
 	bool ptb_restart;      /* ptb gives up a block at its barriers when stopped (ptb.c) */
+	bool ptb_read_copy;    /* ... and its leader reads the stop word by cp.async (ptb.c) */
 };
 
 struct pass_ctx {

@@ -121,6 +121,17 @@ static const struct pass_param ptb_params[] = {
 	{COLOC_PREFIX "redo", PASS_PARAM_REDO, 8, 8},
 };
 
+/* The module targets sm_`sm` or later in PTX `major`.`minor` or later. */
+static bool target_at_least(const struct ptx_module *m, int sm, unsigned major, unsigned minor)
+{
+	const char *target = ptx_module_target(m);
+	unsigned ma = 0, mi = 0;
+
+	if (!target || strncmp(target, "sm_", 3) != 0 || atoi(target + 3) < sm)
+		return false;
+	return ptx_module_version(m, &ma, &mi) == 0 && (ma > major || (ma == major && mi >= minor));
+}
+
 /*
  * sm_70 and PTX 6.3 bring the memory model's release/acquire operations and
  * nanosleep; older targets get membar.gl around relaxed accesses and a
@@ -128,23 +139,13 @@ static const struct pass_param ptb_params[] = {
  */
 static bool has_memory_model(const struct ptx_module *m)
 {
-	const char *target = ptx_module_target(m);
-	unsigned major = 0, minor = 0;
-
-	if (!target || strncmp(target, "sm_", 3) != 0 || atoi(target + 3) < 70)
-		return false;
-	return ptx_module_version(m, &major, &minor) == 0 && (major > 6 || (major == 6 && minor >= 3));
+	return target_at_least(m, 70, 6, 3);
 }
 
 /* sm_80 and PTX 7.0 bring cp.async (the copied read of the stop word, below). */
 static bool has_cp_async(const struct ptx_module *m)
 {
-	const char *target = ptx_module_target(m);
-	unsigned major = 0, minor = 0;
-
-	if (!target || strncmp(target, "sm_", 3) != 0 || atoi(target + 3) < 80)
-		return false;
-	return ptx_module_version(m, &major, &minor) == 0 && major >= 7;
+	return target_at_least(m, 80, 7, 0);
 }
 
 /*
@@ -507,6 +508,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	if (ctaid[2])
 		coloc_buf_puts(&decompose, "div.u32 __coloc_ctaid_z, __coloc_vid, __coloc_gxy;\n");
 	copy_read = copy_read && k->ptb_restart;
+	k->ptb_read_copy = copy_read;
 	if (k->ptb_restart)
 		coloc_buf_puts(&decompose,
 			       copy_read ? "mov.pred __coloc_dirty, 0;\n"

@@ -453,6 +453,20 @@ static int read_count(const char *name, const char *s, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+/* A 0|1 setting: unset or empty leaves *out; -1 (colocc off) for anything else. */
+static int read_flag(const char *name, bool *out)
+{
+	const char *s = getenv(name);
+	uint64_t on;
+
+	if (!s || !*s)
+		return 0;
+	if (read_count(name, s, 0, 1, &on) < 0)
+		return -1;
+	*out = on != 0;
+	return 0;
+}
+
 /* COLOC_MEM_POOL, COLOC_POOL_PAGE, COLOC_MEM_WATERMARK, _IDLE_MS and _WAIT_MS. */
 static int read_memory_settings(void)
 {
@@ -634,14 +648,8 @@ __attribute__((constructor)) static void coloc_init(void)
 			return;
 		coloc_cfg.ptb_batch = (unsigned)n;
 	}
-	s = getenv("COLOC_RESTART");
-	if (s && *s) {
-		uint64_t on;
-
-		if (read_count("COLOC_RESTART", s, 0, 1, &on) < 0)
-			return;
-		coloc_cfg.restart = on != 0;
-	}
+	if (read_flag("COLOC_RESTART", &coloc_cfg.restart) < 0)
+		return;
 	s = getenv("COLOC_STOP_READ");
 	if (s && *s) {
 		if (strcmp(s, "load") == 0) {
@@ -659,22 +667,10 @@ __attribute__((constructor)) static void coloc_init(void)
 				  "COLOC_RESTART=0: no block is given up, so none reads the stop word "
 				  "at its barriers");
 	}
-	s = getenv("COLOC_STOP_COPY");
-	if (s && *s) {
-		uint64_t on;
-
-		if (read_count("COLOC_STOP_COPY", s, 0, 1, &on) < 0)
-			return;
-		coloc_cfg.stop_copy = on != 0;
-	}
-	s = getenv("COLOC_STOP_BY_END");
-	if (s && *s) {
-		uint64_t on;
-
-		if (read_count("COLOC_STOP_BY_END", s, 0, 1, &on) < 0)
-			return;
-		coloc_cfg.stop_by_end = on != 0;
-	}
+	if (read_flag("COLOC_STOP_COPY", &coloc_cfg.stop_copy) < 0)
+		return;
+	if (read_flag("COLOC_STOP_BY_END", &coloc_cfg.stop_by_end) < 0)
+		return;
 	s = getenv("COLOC_PARK");
 	if (s && *s) {
 		if (strcmp(s, "auto") == 0) {
