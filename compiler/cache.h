@@ -27,9 +27,12 @@
  * stop record with a host copy, and a parker that pauses.  4: a stop word
  * above 1 narrows a ptb launch instead of stopping it.  5: variants that
  * lost occupancy to ptxas are compiled with register caps (regcap.h).  6: ptb's
- * batch parameter (workers take several virtual blocks at a time).
+ * batch parameter (workers take several virtual blocks at a time).  7: ptb's
+ * meetings in blocks that can be given up start with a warp sync (variants
+ * without it let warps reach the barrier split: ptb.c), and the copied stop
+ * read waits for its copy.
  */
-#define COLOC_CACHE_FORMAT 6
+#define COLOC_CACHE_FORMAT 7
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

@@ -189,18 +189,15 @@ void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *b)
 				 kf->cluster ? ", cluster launch" : "", kf->grid_sync ? ", grid sync" : "");
 		for (f = 0; f < PASS_FORM_COUNT; f++) {
 			coloc_buf_printf(b, "  %-8s ", pass_form_names[f]);
-			if (k->variant[f])
-				coloc_buf_printf(b, "applied: %s%s\n", k->variant[f]->u.func->name->str,
-						 f != PASS_FORM_PTB || !k->ptb_restart ? ""
-						 : k->ptb_read_copy
-							 ? " (gives stopped blocks up at barriers; reads the "
-							   "stop word by cp.async)"
-						 : ctx->ptb_read_copy
-							 ? " (gives stopped blocks up at barriers; reads the "
-							   "stop word by load: the target is before sm_80 or "
-							   "PTX 7.0, or the mirror does not fit in 48 KB of "
-							   "static shared memory)"
-							 : " (gives stopped blocks up at barriers)");
+			if (k->variant[f] && f == PASS_FORM_PTB && k->ptb_restart)
+				coloc_buf_printf(b, "applied: %s (gives stopped blocks up at barriers%s%s)\n",
+						 k->variant[f]->u.func->name->str,
+						 k->ptb_read_copy       ? "; reads the stop word by cp.async"
+						 : k->ptb_read_load_why ? "; reads the stop word by load: "
+									: "",
+						 k->ptb_read_copy || !k->ptb_read_load_why ? "" : k->ptb_read_load_why);
+			else if (k->variant[f])
+				coloc_buf_printf(b, "applied: %s\n", k->variant[f]->u.func->name->str);
 			else if (f == PASS_FORM_UNISYNC && !k->unisync_needed)
 				coloc_buf_puts(b, "not needed: no CTA barriers\n");
 			else if (k->refused[f])

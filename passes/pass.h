@@ -85,6 +85,7 @@ struct pass_kernel {
 	bool ptb_global_slots; /* ptb broadcasts through the control block, not shared memory */
 	bool ptb_restart;      /* ptb gives up a block at its barriers when stopped (ptb.c) */
 	bool ptb_read_copy;    /* ... and its leader reads the stop word by cp.async (ptb.c) */
+	const char *ptb_read_load_why; /* copy asked, restart given, read by load: why */
 };
 
 struct pass_ctx {
@@ -94,8 +95,8 @@ struct pass_ctx {
 	bool ptb_restart; /* ptb: blocks can be given up at their barriers (ptb.c; off: none) */
 	/*
 	 * ptb with ptb_restart: the leader reads the stop word with cp.async into
-	 * shared memory, and every meeting starts with a warp sync (ptb.c, sm_80+;
-	 * off: a load after every meeting).
+	 * shared memory, waited for at the next meeting (ptb.c: sm_80+, kernels
+	 * without their own cp.async; off: a load after every meeting).
 	 */
 	bool ptb_read_copy;
 	/* Filled by pass_pipeline_run; the passes read and extend it. */

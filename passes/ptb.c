@@ -143,7 +143,7 @@ static bool has_memory_model(const struct ptx_module *m)
 }
 
 /* sm_80 and PTX 7.0 bring cp.async (the copied read of the stop word, below). */
-static bool has_cp_async(const struct ptx_module *m)
+static bool has_copy_read(const struct ptx_module *m)
 {
 	return target_at_least(m, 80, 7, 0);
 }
@@ -255,9 +255,23 @@ static int mark_traces(struct pass_ctx *ctx, struct ptx_block *b)
  * The first version's decision, with narrowings, took 14 instructions on
  * the meeting's path, which made barrier-heavy kernels up to 1.9 times
  * slower with nothing given up (call 7).
+ *
+ * Every meeting starts with bar.warp.sync over the warp's lanes (__coloc_wm,
+ * made once in restart_init): unisync assumes whole warps meet, and after
+ * the brx.idx dispatch nothing of its own reconverges a warp, so a warp can
+ * leave a meeting split and reach the next one so; compute-sanitizer's
+ * synccheck then finds divergent threads at the barrier, and the barrier
+ * lets a warp's stores race with the loads after it.  Without the sync this
+ * read's branch happened to reconverge the warps (results right, synccheck
+ * not clean); the ninth session's copied read, which has no branch, gave
+ * wrong results in four kernels with no stop at all
+ * (benchmarks/results/2026-11-27-h200/session9/ and session10/).  Every
+ * thread of a warp comes to every meeting, the returned ones too, so the
+ * sync cannot wait for a thread that never arrives.
  */
 static const struct unisync_halt halt_code = {
-	.before = "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n",
+	.before = "bar.warp.sync __coloc_wm;\n"
+		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n",
 	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
 		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
 		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
@@ -268,35 +282,30 @@ static const struct unisync_halt halt_code = {
 
 /*
  * With pass_ctx.ptb_read_copy (colocc --ptb-stop-read=copy, the runtime's
- * COLOC_STOP_READ=copy; from sm_80 and PTX 7.0): the leader copies the stop
- * record's first 16 bytes into a shared mirror with cp.async.cg (from L2,
- * where the stream's write of the word lands) and takes the word from the
- * mirror at the next meeting, so no register waits for the global read and
- * no meeting waits for it (the GPU harness's GEMM with K = 8192: 373 us
- * against 643 us, benchmarks/results/2026-11-27-h200/session9/).  The
- * mirror is the leader's alone.  It is read without waiting for the copies:
- * the PTX ISA makes a copy's write visible to its thread only after a wait,
- * so what the read sees in between (the old word or the new on the H200) is
- * the hardware's behaviour, not a promise; and two copies in flight may land
- * in either order.  A stale word costs a meeting; at each take the leader
- * waits for the copies and clears the mirror (copy_take), so a stale stop
- * cannot give up the next block.  The copies join the leader's next cp.async
- * group if the kernel has any, whose waits may then wait for one too; the
- * last lands before the worker leaves.
- *
- * Every meeting then starts with bar.warp.sync over the warp's lanes.  The
- * load's branch used to give the meeting a convergence point before the
- * brx.idx dispatch; without one a warp can leave a meeting split and reach
- * the next one so, where compute-sanitizer's synccheck finds divergent
- * threads at the barrier and the barrier lets a warp's stores race with the
- * loads after it (wrong results in four kernels with no stop at all).
- * Every thread of a warp comes to every meeting, the returned ones too, so
- * the sync cannot wait for a thread that never arrives; its mask is the
- * warp's existing lanes (a last warp may be partial), made once.
+ * COLOC_STOP_READ=copy; from sm_80 and PTX 7.0, in kernels that do not copy
+ * with cp.async themselves): the leader copies the stop record's first 16
+ * bytes into a shared mirror with cp.async.cg (from L2, where the stream's
+ * write of the word lands) after each meeting, and at the next meeting waits
+ * for it (cp.async.wait_all) and takes the word from the mirror.  The copy has
+ * had a whole step of the kernel to land, and nothing else waits for it: a
+ * load of the word (ld.volatile) instead holds the block at the next meeting
+ * (the GPU harness's GEMM with K = 8192: 391 us with the copy, 646 us with
+ * the load, 300 us original; benchmarks/results/2026-11-27-h200/session10/).  The wait is what the
+ * PTX ISA asks before a thread reads what its cp.async wrote; the ninth
+ * session's version read the mirror without it and racecheck reported the
+ * copies' writes racing with the reads, and a version that tested an
+ * mbarrier tracking the copy instead of waiting made the GEMM slower than the
+ * load (712 us).  Kernels with short steps between meetings lose by it
+ * (1492 against 1239 us): the wait finds the copy in flight.  A kernel with
+ * its own copies reads by load: the wait would wait for its prefetches too.  The take waits for the copy sent at the last
+ * meeting, so nothing lands in the mirror after the worker moves on or
+ * leaves, and starts the word clear (a stop copied at the meeting that gave
+ * the last block up cannot give up the next).
  */
 static const struct unisync_halt halt_copy = {
 	.before = "bar.warp.sync __coloc_wm;\n"
-		  "@__coloc_leader ld.shared.u32 __coloc_hw, [__coloc_mirror];\n"
+		  "@__coloc_hlead cp.async.wait_all;\n"
+		  "@__coloc_hlead ld.shared.u32 __coloc_hw, [__coloc_mirror];\n"
 		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n",
 	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
 		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
@@ -306,49 +315,15 @@ static const struct unisync_halt halt_copy = {
 	.halting = NULL,
 };
 
-/*
- * The leader's take: the copies in flight land, and the mirror is cleared.
- * The poll just read the word, and a block is taken only when it is not a
- * stop; a copy sent at the meeting that gave the last block up could still
- * hold the stop, and the next block's first meeting would give it up too.
- */
+/* Each block's first copy, from its start. */
+#define COPY_SEND "@__coloc_hlead cp.async.cg.shared.global [__coloc_mirror], [__coloc_stopp], 16;\n"
+
+/* The leader's take (above). */
 static const char copy_take[] = "cp.async.wait_all;\n"
-				"mov.u32 __coloc_hw, 0;\n"
-				"st.shared.u32 [__coloc_mirror], __coloc_hw;\n";
+				"mov.u32 __coloc_hw, 0;\n";
 
-/* The mirror (the size and alignment cp.async.cg copies) and the warp's mask. */
-static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n"
-				 ".reg .b32 __coloc_wm, __coloc_wn;\n";
-
-/*
- * The mirror starts clear (__coloc_hw is 0: launches without a ring never
- * copy).  The warp's lanes: those of the block's threads from the warp's
- * first linear thread id, at most 32 (a shift by 32 gives 0, so 32 lanes
- * give all ones).
- */
-static const char copy_init[] =
-	"@__coloc_leader st.shared.u32 [__coloc_mirror], __coloc_hw;\n"
-	"mov.u32 __coloc_wm, %tid.z;\n"
-	"mov.u32 __coloc_wn, %ntid.y;\n"
-	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"mov.u32 __coloc_wn, %tid.y;\n"
-	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"mov.u32 __coloc_wn, %ntid.x;\n"
-	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"mov.u32 __coloc_wn, %tid.x;\n"
-	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"and.b32 __coloc_wm, __coloc_wm, -32;\n"
-	"mov.u32 __coloc_wn, %ntid.x;\n"
-	"mov.u32 __coloc_hw, %ntid.y;\n"
-	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_hw;\n"
-	"mov.u32 __coloc_hw, %ntid.z;\n"
-	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_hw;\n"
-	"sub.u32 __coloc_wn, __coloc_wn, __coloc_wm;\n"
-	"min.u32 __coloc_wn, __coloc_wn, 32;\n"
-	"mov.u32 __coloc_wm, 1;\n"
-	"shl.b32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"sub.u32 __coloc_wm, __coloc_wm, 1;\n"
-	"mov.u32 __coloc_hw, 0;\n";
+/* The mirror: the size and alignment cp.async.cg copies. */
+static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n";
 
 /*
  * What the slots, the halt words and the mirror add to static shared
@@ -364,6 +339,7 @@ static const char restart_decls[] =
 	".reg .b32 __coloc_rh, __coloc_rt, __coloc_ri;\n"
 	".reg .b64 __coloc_redop, __coloc_ra;\n"
 	".reg .pred __coloc_dirty, __coloc_hq, __coloc_canhalt, __coloc_rq, __coloc_hlead;\n"
+	".reg .b32 __coloc_wm, __coloc_wn;\n"
 	".shared .align 8 .b32 __coloc_halt[2];\n";
 
 /* The ring holds twice a launch's workers: its own and one helper's. */
@@ -377,7 +353,32 @@ static const char restart_init[] =
 	"and.pred __coloc_hlead, __coloc_leader, __coloc_canhalt;\n"
 	"cvta.to.global.u64 __coloc_redop, __coloc_redop;\n"
 	"mov.u32 __coloc_cap, %nctaid.x;\n"
-	"shl.b32 __coloc_cap, __coloc_cap, 1;\n";
+	"shl.b32 __coloc_cap, __coloc_cap, 1;\n"
+	/*
+	 * The warp's lanes, for the meeting's bar.warp.sync: those of the
+	 * block's threads from the warp's first linear thread id, at most 32
+	 * (a shift by 32 gives 0, so 32 lanes give all ones).
+	 */
+	"mov.u32 __coloc_wm, %tid.z;\n"
+	"mov.u32 __coloc_wn, %ntid.y;\n"
+	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"mov.u32 __coloc_wn, %tid.y;\n"
+	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"mov.u32 __coloc_wn, %ntid.x;\n"
+	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"mov.u32 __coloc_wn, %tid.x;\n"
+	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"and.b32 __coloc_wm, __coloc_wm, -32;\n"
+	"mov.u32 __coloc_wn, %ntid.x;\n"
+	"mov.u32 __coloc_ri, %ntid.y;\n"
+	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_ri;\n"
+	"mov.u32 __coloc_ri, %ntid.z;\n"
+	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_ri;\n"
+	"sub.u32 __coloc_wn, __coloc_wn, __coloc_wm;\n"
+	"min.u32 __coloc_wn, __coloc_wn, 32;\n"
+	"mov.u32 __coloc_wm, 1;\n"
+	"shl.b32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
+	"sub.u32 __coloc_wm, __coloc_wm, 1;\n";
 
 /*
  * The leader's take: a block given up comes first (claim the ring's head,
@@ -456,10 +457,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	struct ptx_stmt *first;
 	bool mm = has_memory_model(m);
 	bool cp_async = false;
-	/* A kernel near the 48 KB limit with room for the halt words but not the mirror reads by load. */
-	bool copy_read = ctx->ptb_read_copy && has_cp_async(m) &&
-			 k->facts.static_shared + RESTART_COPY_SHARED_BYTES <= 48 * 1024;
-	struct unisync_halt halt = copy_read ? halt_copy : halt_code;
+	bool copy_read;
+	struct unisync_halt halt;
 	unsigned i;
 	char name[64];
 	int rc = -1;
@@ -477,6 +476,15 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
 			 k->facts.static_shared + RESTART_SHARED_BYTES <= 48 * 1024 &&
 			 restart_possible(&f->body, &cp_async);
+	/* A kernel near the 48 KB limit with room for the halt words but not the mirror reads by load. */
+	copy_read = k->ptb_restart && ctx->ptb_read_copy && has_copy_read(m) && !cp_async &&
+		    k->facts.static_shared + RESTART_COPY_SHARED_BYTES <= 48 * 1024;
+	halt = copy_read ? halt_copy : halt_code;
+	if (k->ptb_restart && ctx->ptb_read_copy && !copy_read)
+		k->ptb_read_load_why = !has_copy_read(m) ? "the target is before sm_80 or PTX 7.0"
+				       : cp_async ? "the kernel copies with cp.async itself, and the "
+						    "wait for the copy would wait for its copies too"
+						  : "the mirror does not fit in 48 KB of static shared memory";
 	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
 				  "@__coloc_hq bra __coloc_dispatch;\n"
 				  "cp.async.wait_all;\n"
@@ -507,13 +515,10 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 					   "rem.u32 __coloc_ctaid_y, __coloc_t, __coloc_gy;\n");
 	if (ctaid[2])
 		coloc_buf_puts(&decompose, "div.u32 __coloc_ctaid_z, __coloc_vid, __coloc_gxy;\n");
-	copy_read = copy_read && k->ptb_restart;
 	k->ptb_read_copy = copy_read;
 	if (k->ptb_restart)
 		coloc_buf_puts(&decompose,
-			       copy_read ? "mov.pred __coloc_dirty, 0;\n"
-					   "@__coloc_hlead cp.async.cg.shared.global [__coloc_mirror], "
-					   "[__coloc_stopp], 16;\n"
+			       copy_read ? "mov.pred __coloc_dirty, 0;\n" COPY_SEND
 					 : "mov.pred __coloc_dirty, 0;\n"
 					   "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
 	if (!coloc_buf_cstr(&decompose))
@@ -579,7 +584,6 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "mov.pred __coloc_hostclear, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
 		    "%s"
-		    "%s"
 		    "__coloc_next:\n"
 		    "%s"
 		    /* The whole block finished the previous virtual block: count it done. */
@@ -598,7 +602,6 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    k->ptb_restart ? restart_decls : "",
 		    copy_read ? copy_decls : "",
 		    k->ptb_restart ? restart_init : "",
-		    copy_read ? copy_init : "",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
 		       : "@__coloc_count membar.gl;\n"
@@ -708,13 +711,11 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 				"%s"
 				"bra __coloc_parked;\n"
 				"__coloc_leave:\n"
-				"%s"
 				"ret;\n",
 				k->ptb_restart ? restart_abandon : "",
 				mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 				   : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
-				mm ? "nanosleep.u32 1000;\n" : "",
-				copy_read ? "cp.async.wait_all;\n" : "") < 0)
+				mm ? "nanosleep.u32 1000;\n" : "") < 0)
 		goto out;
 	k->variant[PASS_FORM_PTB] = v;
 	k->added[PASS_FORM_PTB] = ptb_params;

@@ -27,8 +27,9 @@
  *                            as it is; docs/passes.md)
  *   COLOC_STOP_READ=load|copy  how persistent blocks that can be given up read the stop
  *                            word: a load after every barrier (default), or a cp.async into
- *                            shared memory with a warp sync at every barrier (copy; sm_80
- *                            and PTX 7.0 on; their own cache entries; docs/passes.md)
+ *                            shared memory waited for at the next barrier (copy; sm_80 and
+ *                            PTX 7.0 on, kernels without cp.async of their own; their own
+ *                            cache entries; docs/passes.md)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
