@@ -98,57 +98,44 @@ struct operand_facts {
 	bool cluster, grid_sync, dynamic_shared;
 };
 
-static void scan_expr(const struct analysis *a, const struct ptx_expr *e, struct operand_facts *f)
+struct scan {
+	const struct analysis *a;
+	struct operand_facts *f;
+};
+
+static void scan_name(const struct ptx_expr *e, void *arg)
 {
-	const struct ptx_expr *c;
+	const struct scan *sc = arg;
+	const struct analysis *a = sc->a;
+	struct operand_facts *f = sc->f;
 	unsigned i;
 
-	switch (e->kind) {
-	case PTX_EXPR_NAME:
-		if (e->u.name.id->kind == PTX_IDENT_SREG) {
-			unsigned code = e->u.name.id->code;
-			unsigned bit = e->u.name.comp ? 1u << (e->u.name.comp->str[1] - 'x') : 7u;
+	if (e->u.name.id->kind == PTX_IDENT_SREG) {
+		unsigned code = e->u.name.id->code;
+		unsigned bit = e->u.name.comp ? 1u << (e->u.name.comp->str[1] - 'x') : 7u;
 
-			if (code == PTX_SREG_CTAID)
-				f->ctaid |= bit & 7;
-			else if (code == PTX_SREG_NCTAID)
-				f->nctaid |= bit & 7;
-			else if (is_cluster_sreg(code))
-				f->cluster = true;
-			else if (code == PTX_SREG_ENVREG1 || code == PTX_SREG_ENVREG2)
-				f->grid_sync = true; /* cooperative groups' grid workspace */
-			else if (code == PTX_SREG_DYNAMIC_SMEM_SIZE)
-				f->dynamic_shared = true;
-			break;
-		}
-		for (i = 0; a && i < a->ndynamic_shared; i++)
-			if (a->dynamic_shared[i] == e->u.name.id)
-				f->dynamic_shared = true;
-		break;
-	case PTX_EXPR_UNARY:
-	case PTX_EXPR_CAST:
-		scan_expr(a, e->u.sub.a, f);
-		break;
-	case PTX_EXPR_BINARY:
-	case PTX_EXPR_INDEX:
-		scan_expr(a, e->u.sub.a, f);
-		scan_expr(a, e->u.sub.b, f);
-		break;
-	case PTX_EXPR_COND:
-		scan_expr(a, e->u.sub.a, f);
-		scan_expr(a, e->u.sub.b, f);
-		scan_expr(a, e->u.sub.c, f);
-		break;
-	case PTX_EXPR_PAREN:
-	case PTX_EXPR_VECTOR:
-	case PTX_EXPR_ADDR:
-	case PTX_EXPR_CALL:
-		for (c = e->u.list.head; c; c = c->next)
-			scan_expr(a, c, f);
-		break;
-	default:
-		break;
+		if (code == PTX_SREG_CTAID)
+			f->ctaid |= bit & 7;
+		else if (code == PTX_SREG_NCTAID)
+			f->nctaid |= bit & 7;
+		else if (is_cluster_sreg(code))
+			f->cluster = true;
+		else if (code == PTX_SREG_ENVREG1 || code == PTX_SREG_ENVREG2)
+			f->grid_sync = true; /* cooperative groups' grid workspace */
+		else if (code == PTX_SREG_DYNAMIC_SMEM_SIZE)
+			f->dynamic_shared = true;
+		return;
 	}
+	for (i = 0; a && i < a->ndynamic_shared; i++)
+		if (a->dynamic_shared[i] == e->u.name.id)
+			f->dynamic_shared = true;
+}
+
+static void scan_expr(const struct analysis *a, const struct ptx_expr *e, struct operand_facts *f)
+{
+	struct scan sc = {a, f};
+
+	pass_expr_names(e, scan_name, &sc);
 }
 
 static bool is_cluster_insn(const struct ptx_insn *in)

@@ -37,6 +37,41 @@ void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)
 	ctx->diag = diag;
 }
 
+void pass_expr_names(const struct ptx_expr *e, void (*fn)(const struct ptx_expr *name, void *arg),
+		     void *arg)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case PTX_EXPR_NAME:
+		fn(e, arg);
+		break;
+	case PTX_EXPR_UNARY:
+	case PTX_EXPR_CAST:
+		pass_expr_names(e->u.sub.a, fn, arg);
+		break;
+	case PTX_EXPR_BINARY:
+	case PTX_EXPR_INDEX:
+		pass_expr_names(e->u.sub.a, fn, arg);
+		pass_expr_names(e->u.sub.b, fn, arg);
+		break;
+	case PTX_EXPR_COND:
+		pass_expr_names(e->u.sub.a, fn, arg);
+		pass_expr_names(e->u.sub.b, fn, arg);
+		pass_expr_names(e->u.sub.c, fn, arg);
+		break;
+	case PTX_EXPR_PAREN:
+	case PTX_EXPR_VECTOR:
+	case PTX_EXPR_ADDR:
+	case PTX_EXPR_CALL:
+		for (const struct ptx_expr *c = e->u.list.head; c; c = c->next)
+			pass_expr_names(c, fn, arg);
+		break;
+	default:
+		break;
+	}
+}
+
 const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy)
 {
 	if (!ptb_restart)

@@ -164,6 +164,35 @@ static void explain_dims(struct coloc_buf *b, const char *reg, unsigned mask, bo
 	}
 }
 
+/*
+ * What a thread would have to save to resume its block at each barrier
+ * (liveness.c): the registers live after it, the first 24 by name.
+ */
+static void explain_live(struct ptx_module *m, const struct ptx_func *f, struct coloc_buf *b)
+{
+	struct pass_live live;
+
+	if (pass_live_across_barriers(m, f, &live) < 0) {
+		coloc_buf_puts(b, "  live     not computed: out of memory\n");
+		return;
+	}
+	for (unsigned i = 0; i < live.nsites; i++) {
+		const struct pass_live_site *s = &live.sites[i];
+
+		coloc_buf_printf(b, "  live     after the barrier at %u:%u: %u register%s, %llu bytes a thread%s",
+				 s->loc.line, s->loc.col, s->nregs, s->nregs == 1 ? "" : "s",
+				 (unsigned long long)s->bytes, s->nregs ? ":" : "");
+		for (unsigned j = 0; j < s->nregs && j < 24; j++)
+			coloc_buf_printf(b, " %s", s->regs[j]->str);
+		if (s->nregs > 24)
+			coloc_buf_printf(b, " and %u more", s->nregs - 24);
+		coloc_buf_puts(b, live.approximate ? " (at most: the kernel has instructions colocc "
+						     "does not know)\n"
+						   : "\n");
+	}
+	pass_live_release(&live);
+}
+
 void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *b)
 {
 	size_t i;
@@ -207,5 +236,7 @@ void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *b)
 			else
 				coloc_buf_puts(b, k->requested[f] ? "applied\n" : "applies\n");
 		}
+		if (kf->barriers)
+			explain_live(ctx->module, k->func, b);
 	}
 }

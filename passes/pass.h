@@ -88,6 +88,24 @@ struct pass_kernel {
 	const char *ptb_read_load_why; /* copy asked, restart given, read by load: why */
 };
 
+/* Registers live just after one CTA barrier (liveness.c). */
+struct pass_live_site {
+	struct ptx_loc loc;               /* the barrier */
+	unsigned nregs;
+	uint64_t bytes;                   /* per thread; a predicate counts 4 */
+	const struct ptx_ident **regs;    /* in declaration order */
+};
+
+struct pass_live {
+	struct pass_live_site *sites;     /* in program order */
+	unsigned nsites;
+	bool approximate; /* unknown opcodes or an unknown brx.idx table: more may be listed */
+};
+
+/* Every bar/barrier site of f (not .warp, not .cluster); -1 when out of memory. */
+int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, struct pass_live *out);
+void pass_live_release(struct pass_live *l);
+
 struct pass_ctx {
 	struct coloc_diag *diag;
 	int verify_each; /* run the verifier after every pass */
@@ -126,6 +144,10 @@ void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag);
  * "ptb-restart,stop-read-copy".
  */
 const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy);
+
+/* Calls fn on every name an operand expression holds, nested lists and operators included. */
+void pass_expr_names(const struct ptx_expr *e, void (*fn)(const struct ptx_expr *name, void *arg),
+		     void *arg);
 void pass_ctx_release(struct pass_ctx *ctx);
 
 /*

@@ -1,0 +1,640 @@
+/*
+ * Registers live across a kernel's CTA barriers.
+ *
+ * A block given up at a stop (ptb.c, --ptb-restart) runs again from its
+ * start, so the work it did is lost; a block that could be resumed at the
+ * barrier where it stopped would keep it, if each thread saved what it still
+ * needs there.  That is the set of registers live just after the barrier:
+ * read on some path from it before being written.  This computes it for the
+ * original kernel (colocc --explain prints it, with the bytes a thread would
+ * save), the first piece of resuming blocks (docs/passes.md).
+ *
+ * The analysis is a backward data-flow over basic blocks of the flattened
+ * body (nested { } scopes in order; a name declared twice counts as one
+ * register).  It errs on the side of more live registers, never fewer:
+ *  - an instruction writes its first operand only for opcodes known to have
+ *    a destination there (a register, a { } vector of them, or p|q); for the
+ *    others (branches, barriers without .red, stores, unknown opcodes and
+ *    wgmma and tcgen05, which read what they write) every register named is
+ *    read;
+ *  - a guarded write (@p) does not end the old value's life;
+ *  - a register named with a component (%v.x) is read, never written;
+ *  - brx.idx through a table not found, or any unknown opcode, marks the
+ *    result approximate; such a brx.idx may go to every label.
+ * Predicates count 4 bytes (a save would widen them with selp).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+struct reg_range {
+	const char *prefix; /* "%r" for %r<N> */
+	size_t len;
+	uint32_t count;
+	uint32_t base; /* index of %r0 */
+	uint32_t size;
+};
+
+struct regs {
+	/* Scalar declarations: open addressing by identifier. */
+	const struct ptx_ident **keys;
+	uint32_t *vals;
+	size_t mask;
+	struct reg_range *ranges;
+	size_t nranges, cap_ranges;
+	uint32_t n;      /* registers in all */
+	uint32_t *size;  /* bytes of each */
+	size_t cap_size;
+	/* Names of range registers are made on demand for the report. */
+	const struct ptx_ident **names;
+};
+
+struct label_slot {
+	const struct ptx_ident *label;
+	uint32_t insn; /* index of the instruction it stands before */
+};
+
+struct flow {
+	struct ptx_module *m;
+	struct regs r;
+	const struct ptx_stmt **insns;
+	size_t ninsns, cap_insns;
+	struct label_slot *labels;
+	size_t nlabels, cap_labels;
+	const struct ptx_stmt **tables; /* .branchtargets */
+	size_t ntables, cap_tables;
+	size_t words; /* uint64_t per register set */
+	bool approximate;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+static uint32_t reg_type_size(const struct ptx_decl *d)
+{
+	uint32_t size = 4;
+
+	if (d->type && d->type->kind == PTX_IDENT_DIR) {
+		switch (d->type->code) {
+		case PTX_DIR_S8: case PTX_DIR_U8: case PTX_DIR_B8:
+			size = 1;
+			break;
+		case PTX_DIR_S16: case PTX_DIR_U16: case PTX_DIR_B16: case PTX_DIR_F16:
+		case PTX_DIR_BF16:
+			size = 2;
+			break;
+		case PTX_DIR_S64: case PTX_DIR_U64: case PTX_DIR_B64: case PTX_DIR_F64:
+			size = 8;
+			break;
+		case PTX_DIR_B128:
+			size = 16;
+			break;
+		default: /* 32-bit types, f16x2, and .pred saved as a word */
+			size = 4;
+			break;
+		}
+	}
+	return size * (d->vec ? d->vec : 1);
+}
+
+static size_t ptr_hash(const void *p, size_t mask)
+{
+	uintptr_t v = (uintptr_t)p;
+
+	return (size_t)((v >> 4) * 0x9e3779b97f4a7c15ull) & mask;
+}
+
+static bool scalar_add(struct flow *fl, const struct ptx_ident *id, uint32_t size)
+{
+	struct regs *r = &fl->r;
+	size_t i;
+
+	if ((r->n + 1) * 2 > r->mask + 1 || !r->keys) {
+		size_t nmask = r->mask ? r->mask * 2 + 1 : 255;
+		const struct ptx_ident **nk = calloc(nmask + 1, sizeof(*nk));
+		uint32_t *nv = calloc(nmask + 1, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return false;
+		}
+		for (i = 0; r->keys && i <= r->mask; i++) {
+			size_t j;
+
+			if (!r->keys[i])
+				continue;
+			for (j = ptr_hash(r->keys[i], nmask); nk[j]; j = (j + 1) & nmask)
+				;
+			nk[j] = r->keys[i];
+			nv[j] = r->vals[i];
+		}
+		free(r->keys);
+		free(r->vals);
+		r->keys = nk;
+		r->vals = nv;
+		r->mask = nmask;
+	}
+	for (i = ptr_hash(id, r->mask); r->keys[i]; i = (i + 1) & r->mask)
+		if (r->keys[i] == id)
+			return true; /* declared again in another scope: one register */
+	r->keys[i] = id;
+	r->vals[i] = r->n;
+	if (!grow((void **)&r->size, &r->cap_size, r->n + 1, sizeof(*r->size)))
+		return false;
+	r->size[r->n++] = size;
+	return true;
+}
+
+/* Index of the register an operand names, or -1 (not a register). */
+static long reg_index(const struct regs *r, const struct ptx_ident *id)
+{
+	size_t i, k, len;
+	uint64_t n = 0;
+
+	if (r->keys)
+		for (i = ptr_hash(id, r->mask); r->keys[i]; i = (i + 1) & r->mask)
+			if (r->keys[i] == id)
+				return r->vals[i];
+	len = id->len;
+	for (k = len; k > 0 && id->str[k - 1] >= '0' && id->str[k - 1] <= '9'; k--)
+		;
+	if (k == len || len - k > 9 || (len - k > 1 && id->str[k] == '0'))
+		return -1;
+	for (i = k; i < len; i++)
+		n = n * 10 + (uint64_t)(id->str[i] - '0');
+	for (i = 0; i < r->nranges; i++)
+		if (r->ranges[i].len == k && memcmp(r->ranges[i].prefix, id->str, k) == 0 &&
+		    n < r->ranges[i].count)
+			return (long)(r->ranges[i].base + n);
+	return -1;
+}
+
+static bool declare(struct flow *fl, const struct ptx_decl *d)
+{
+	const struct ptx_declarator *dn;
+
+	if (!d->space || strcmp(d->space->str, ".reg") != 0)
+		return true;
+	for (dn = d->names; dn; dn = dn->next) {
+		uint32_t size = reg_type_size(d);
+
+		if (dn->range < 0) {
+			if (!scalar_add(fl, dn->name, size))
+				return false;
+			continue;
+		}
+		if (!grow((void **)&fl->r.ranges, &fl->r.cap_ranges, fl->r.nranges + 1,
+			  sizeof(*fl->r.ranges)) ||
+		    !grow((void **)&fl->r.size, &fl->r.cap_size, fl->r.n + (size_t)dn->range,
+			  sizeof(*fl->r.size)))
+			return false;
+		fl->r.ranges[fl->r.nranges++] = (struct reg_range){
+			.prefix = dn->name->str, .len = dn->name->len, .count = (uint32_t)dn->range,
+			.base = fl->r.n, .size = size};
+		for (int64_t j = 0; j < dn->range; j++)
+			fl->r.size[fl->r.n++] = size;
+	}
+	return true;
+}
+
+static bool collect(struct flow *fl, const struct ptx_block *b)
+{
+	for (const struct ptx_stmt *s = b->head; s; s = s->next) {
+		switch (s->kind) {
+		case PTX_STMT_BLOCK:
+			if (!collect(fl, &s->u.block))
+				return false;
+			break;
+		case PTX_STMT_DECL:
+			if (!declare(fl, s->u.decl))
+				return false;
+			break;
+		case PTX_STMT_LABEL:
+			if (!grow((void **)&fl->labels, &fl->cap_labels, fl->nlabels + 1,
+				  sizeof(*fl->labels)))
+				return false;
+			fl->labels[fl->nlabels++] =
+				(struct label_slot){.label = s->u.label, .insn = (uint32_t)fl->ninsns};
+			break;
+		case PTX_STMT_BRANCHTARGETS:
+			if (!grow((void **)&fl->tables, &fl->cap_tables, fl->ntables + 1,
+				  sizeof(*fl->tables)))
+				return false;
+			fl->tables[fl->ntables++] = s;
+			break;
+		case PTX_STMT_INSN:
+			if (!grow((void **)&fl->insns, &fl->cap_insns, fl->ninsns + 1,
+				  sizeof(*fl->insns)))
+				return false;
+			fl->insns[fl->ninsns++] = s;
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ effects */
+
+static void set_bit(uint64_t *set, long i)
+{
+	if (i >= 0)
+		set[i / 64] |= 1ull << (i % 64);
+}
+
+struct read_ctx {
+	const struct regs *r;
+	uint64_t *use;
+};
+
+static void read_name(const struct ptx_expr *e, void *arg)
+{
+	struct read_ctx *rc = arg;
+
+	set_bit(rc->use, reg_index(rc->r, e->u.name.id));
+}
+
+/* Every register an expression names, as read. */
+static void reads(const struct regs *r, const struct ptx_expr *e, uint64_t *use)
+{
+	struct read_ctx rc = {r, use};
+
+	pass_expr_names(e, read_name, &rc);
+}
+
+/* Does the opcode write its first operand (when that is a register)? */
+static bool writes_first(const struct ptx_insn *in)
+{
+	switch (in->op) {
+	case PTX_OP_UNKNOWN:
+	case PTX_OP_BRA:
+	case PTX_OP_BRX:
+	case PTX_OP_CALL:
+	case PTX_OP_RET:
+	case PTX_OP_EXIT:
+	case PTX_OP_NANOSLEEP:
+	case PTX_OP_PMEVENT:
+	case PTX_OP_TRAP:
+	case PTX_OP_SETMAXNREG:
+	case PTX_OP_STACKRESTORE:
+	case PTX_OP_WGMMA:
+	case PTX_OP_TCGEN05:
+		return false;
+	case PTX_OP_BAR:
+	case PTX_OP_BARRIER:
+		return ptx_insn_has_mod(in, ".red");
+	default:
+		return true;
+	}
+}
+
+/* The registers an operand writes: a name, a { } vector of names, p|q. */
+static bool write_target(const struct regs *r, const struct ptx_expr *e, uint64_t *def)
+{
+	switch (e->kind) {
+	case PTX_EXPR_NAME:
+		if (e->u.name.comp)
+			return false;
+		set_bit(def, reg_index(r, e->u.name.id)); /* "_" and non-registers: nothing */
+		return true;
+	case PTX_EXPR_VECTOR:
+		for (const struct ptx_expr *x = e->u.list.head; x; x = x->next)
+			if (!write_target(r, x, def))
+				return false;
+		return true;
+	case PTX_EXPR_BINARY:
+		return e->op == PTX_BINOP_OR && write_target(r, e->u.sub.a, def) &&
+		       write_target(r, e->u.sub.b, def);
+	default:
+		return false;
+	}
+}
+
+/*
+ * One instruction's effect on a live set, going backward:
+ * live = use | (live & ~def).
+ */
+static void step_back(struct flow *fl, const struct ptx_insn *in, uint64_t *live, uint64_t *scratch)
+{
+	const struct ptx_expr *first = in->operands;
+	size_t w;
+
+	if (in->op == PTX_OP_UNKNOWN)
+		fl->approximate = true;
+	memset(scratch, 0, fl->words * sizeof(*scratch));
+	if (first && writes_first(in) && write_target(&fl->r, first, scratch)) {
+		/* Guarded: the destinations keep their old values when it does not run. */
+		for (w = 0; !in->guard && w < fl->words; w++)
+			live[w] &= ~scratch[w];
+		first = first->next;
+	}
+	for (const struct ptx_expr *x = first; x; x = x->next)
+		reads(&fl->r, x, live);
+	if (in->guard)
+		set_bit(live, reg_index(&fl->r, in->guard));
+}
+
+/* ------------------------------------------------------------- blocks */
+
+static int label_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct label_slot *)a)->label;
+	uintptr_t y = (uintptr_t)((const struct label_slot *)b)->label;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The instruction a label stands before (labels sorted by label_cmp), or -1. */
+static long label_insn(const struct flow *fl, const struct ptx_ident *label)
+{
+	struct label_slot key = {.label = label};
+	const struct label_slot *hit =
+		bsearch(&key, fl->labels, fl->nlabels, sizeof(*fl->labels), label_cmp);
+
+	return hit ? (long)hit->insn : -1;
+}
+
+static const struct ptx_stmt *table_of(const struct flow *fl, const struct ptx_ident *name)
+{
+	for (size_t i = 0; i < fl->ntables; i++)
+		if (fl->tables[i]->u.dir.name == name)
+			return fl->tables[i];
+	return NULL;
+}
+
+static bool ends_flow(const struct ptx_insn *in)
+{
+	return !in->guard && (in->op == PTX_OP_BRA || in->op == PTX_OP_BRX || in->op == PTX_OP_RET ||
+			      in->op == PTX_OP_EXIT || in->op == PTX_OP_TRAP);
+}
+
+struct bb {
+	uint32_t first, last; /* instruction indices, inclusive */
+	uint32_t *succ;
+	uint32_t nsucc, cap;
+	uint64_t *in, *out;
+};
+
+static bool add_succ(struct bb *b, uint32_t s)
+{
+	size_t cap = b->cap;
+
+	for (uint32_t i = 0; i < b->nsucc; i++)
+		if (b->succ[i] == s)
+			return true;
+	if (!grow((void **)&b->succ, &cap, b->nsucc + 1, sizeof(*b->succ)))
+		return false;
+	b->cap = (uint32_t)cap;
+	b->succ[b->nsucc++] = s;
+	return true;
+}
+
+/* The barrier sites unisync rewrites: bar/barrier, not .warp or .cluster. */
+static bool is_site(const struct ptx_insn *in)
+{
+	return (in->op == PTX_OP_BAR || in->op == PTX_OP_BARRIER) && !ptx_insn_has_mod(in, ".warp") &&
+	       !ptx_insn_has_mod(in, ".cluster");
+}
+
+static const struct ptx_ident *reg_name(struct flow *fl, uint32_t i)
+{
+	struct regs *r = &fl->r;
+	char buf[256];
+
+	if (!r->names) {
+		r->names = calloc(r->n ? r->n : 1, sizeof(*r->names));
+		if (!r->names)
+			return NULL;
+		for (size_t j = 0; r->keys && j <= r->mask; j++)
+			if (r->keys[j])
+				r->names[r->vals[j]] = r->keys[j];
+	}
+	if (r->names[i])
+		return r->names[i];
+	for (size_t j = 0; j < r->nranges; j++)
+		if (i >= r->ranges[j].base && i < r->ranges[j].base + r->ranges[j].count) {
+			snprintf(buf, sizeof(buf), "%.*s%u", (int)r->ranges[j].len, r->ranges[j].prefix,
+				 i - r->ranges[j].base);
+			r->names[i] = ptx_intern_cstr(fl->m, buf);
+			return r->names[i];
+		}
+	return NULL;
+}
+
+static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_of,
+		  struct pass_live *out)
+{
+	uint64_t *live = calloc(fl->words ? fl->words : 1, sizeof(*live));
+	uint64_t *scratch = calloc(fl->words ? fl->words : 1, sizeof(*scratch));
+	size_t cap = 0;
+	int rc = -1;
+
+	if (!live || !scratch)
+		goto done;
+	for (size_t i = 0; i < fl->ninsns; i++) {
+		const struct bb *b = &bbs[block_of[i]];
+		struct pass_live_site *site;
+
+		if (!is_site(&fl->insns[i]->u.insn))
+			continue;
+		memcpy(live, b->out, fl->words * sizeof(*live));
+		for (size_t j = b->last; j > i; j--)
+			step_back(fl, &fl->insns[j]->u.insn, live, scratch);
+		if (!grow((void **)&out->sites, &cap, out->nsites + 1, sizeof(*out->sites)))
+			goto done;
+		site = &out->sites[out->nsites++];
+		memset(site, 0, sizeof(*site));
+		site->loc = fl->insns[i]->loc;
+		for (uint32_t k = 0; k < fl->r.n; k++)
+			if (live[k / 64] >> (k % 64) & 1)
+				site->nregs++;
+		site->regs = calloc(site->nregs ? site->nregs : 1, sizeof(*site->regs));
+		if (!site->regs)
+			goto done;
+		site->nregs = 0;
+		for (uint32_t k = 0; k < fl->r.n; k++) {
+			if (!(live[k / 64] >> (k % 64) & 1))
+				continue;
+			site->regs[site->nregs] = reg_name(fl, k);
+			if (!site->regs[site->nregs])
+				goto done;
+			site->nregs++;
+			site->bytes += fl->r.size[k];
+		}
+	}
+	rc = 0;
+done:
+	free(live);
+	free(scratch);
+	return rc;
+}
+
+int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, struct pass_live *out)
+{
+	struct flow fl = {.m = m};
+	struct bb *bbs = NULL;
+	uint32_t *block_of = NULL;
+	bool *leader = NULL;
+	uint64_t *scratch = NULL, *tmp = NULL;
+	size_t nbbs = 0, i, w;
+	bool changed;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!collect(&fl, &f->body))
+		goto done;
+	fl.words = (fl.r.n + 63) / 64;
+	leader = calloc(fl.ninsns + 1, sizeof(*leader));
+	block_of = calloc(fl.ninsns + 1, sizeof(*block_of));
+	scratch = calloc(fl.words ? fl.words : 1, sizeof(*scratch));
+	tmp = calloc(fl.words ? fl.words : 1, sizeof(*tmp));
+	if (!leader || !block_of || !scratch || !tmp)
+		goto done;
+	if (fl.ninsns == 0) {
+		rc = 0;
+		goto done;
+	}
+	/* Leaders: the first instruction, every label's, every one after a branch. */
+	leader[0] = true;
+	for (i = 0; i < fl.nlabels; i++)
+		leader[fl.labels[i].insn] = true;
+	for (i = 0; i < fl.ninsns; i++) {
+		const struct ptx_insn *in = &fl.insns[i]->u.insn;
+
+		if (in->op == PTX_OP_BRA || in->op == PTX_OP_BRX || in->op == PTX_OP_RET ||
+		    in->op == PTX_OP_EXIT || in->op == PTX_OP_TRAP)
+			leader[i + 1] = true;
+	}
+	for (i = 0; i < fl.ninsns; i++)
+		nbbs += leader[i];
+	if (fl.nlabels)
+		qsort(fl.labels, fl.nlabels, sizeof(*fl.labels), label_cmp);
+	bbs = calloc(nbbs, sizeof(*bbs));
+	if (!bbs)
+		goto done;
+	nbbs = 0;
+	for (i = 0; i < fl.ninsns; i++) {
+		if (leader[i])
+			bbs[nbbs++].first = (uint32_t)i;
+		bbs[nbbs - 1].last = (uint32_t)i;
+		block_of[i] = (uint32_t)(nbbs - 1);
+	}
+	for (i = 0; i < nbbs; i++) {
+		struct bb *b = &bbs[i];
+		const struct ptx_insn *in = &fl.insns[b->last]->u.insn;
+
+		b->in = calloc(fl.words ? fl.words : 1, sizeof(*b->in));
+		b->out = calloc(fl.words ? fl.words : 1, sizeof(*b->out));
+		if (!b->in || !b->out)
+			goto done;
+		if (!ends_flow(in) && i + 1 < nbbs && !add_succ(b, (uint32_t)(i + 1)))
+			goto done;
+		if (in->op == PTX_OP_BRA && in->operands && in->operands->kind == PTX_EXPR_NAME) {
+			long t = label_insn(&fl, in->operands->u.name.id);
+
+			if (t < 0 || (size_t)t >= fl.ninsns)
+				continue; /* a branch past the last instruction: nothing live there */
+			if (!add_succ(b, block_of[t]))
+				goto done;
+		} else if (in->op == PTX_OP_BRX) {
+			const struct ptx_expr *tab = in->operands ? in->operands->next : NULL;
+			const struct ptx_stmt *t = tab && tab->kind == PTX_EXPR_NAME
+							   ? table_of(&fl, tab->u.name.id)
+							   : NULL;
+
+			if (!t)
+				fl.approximate = true;
+			for (size_t j = 0; j < (t ? t->u.dir.nargs : fl.nlabels); j++) {
+				long x;
+
+				if (t) {
+					const struct ptx_expr *a = t->u.dir.args;
+
+					for (size_t k = 0; a && k < j; k++)
+						a = a->next;
+					if (!a || a->kind != PTX_EXPR_NAME) {
+						fl.approximate = true;
+						continue;
+					}
+					x = label_insn(&fl, a->u.name.id);
+				} else {
+					x = fl.labels[j].insn;
+				}
+				if (x >= 0 && (size_t)x < fl.ninsns && !add_succ(b, block_of[x]))
+					goto done;
+			}
+		}
+	}
+	/* Backward to a fixed point: out = union of successors' in; in = use | (out & ~def). */
+	do {
+		changed = false;
+		for (i = nbbs; i-- > 0;) {
+			struct bb *b = &bbs[i];
+
+			for (uint32_t s = 0; s < b->nsucc; s++)
+				for (w = 0; w < fl.words; w++)
+					b->out[w] |= bbs[b->succ[s]].in[w];
+			memcpy(scratch, b->out, fl.words * sizeof(*scratch));
+			for (size_t j = b->last + 1; j-- > b->first;)
+				step_back(&fl, &fl.insns[j]->u.insn, scratch, tmp);
+			for (w = 0; w < fl.words; w++)
+				if ((scratch[w] | b->in[w]) != b->in[w]) {
+					b->in[w] |= scratch[w];
+					changed = true;
+				}
+		}
+	} while (changed);
+	if (report(&fl, bbs, block_of, out) < 0)
+		goto done;
+	out->approximate = fl.approximate;
+	rc = 0;
+done:
+	for (i = 0; bbs && i < nbbs; i++) {
+		free(bbs[i].succ);
+		free(bbs[i].in);
+		free(bbs[i].out);
+	}
+	free(bbs);
+	free(block_of);
+	free(leader);
+	free(scratch);
+	free(tmp);
+	free(fl.insns);
+	free(fl.labels);
+	free(fl.tables);
+	free(fl.r.keys);
+	free(fl.r.vals);
+	free(fl.r.ranges);
+	free(fl.r.size);
+	free(fl.r.names);
+	if (rc < 0)
+		pass_live_release(out);
+	return rc;
+}
+
+void pass_live_release(struct pass_live *l)
+{
+	for (unsigned i = 0; l && i < l->nsites; i++)
+		free(l->sites[i].regs);
+	if (l) {
+		free(l->sites);
+		memset(l, 0, sizeof(*l));
+	}
+}
