@@ -29,6 +29,7 @@ const char *const pass_param_role_names[] = {
 	[PASS_PARAM_SLOT_BASE] = "slot_base",
 	[PASS_PARAM_BATCH] = "batch",
 	[PASS_PARAM_REDO] = "redo",
+	[PASS_PARAM_SAVE] = "save",
 };
 
 void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)
@@ -72,10 +73,12 @@ void pass_expr_names(const struct ptx_expr *e, void (*fn)(const struct ptx_expr 
 	}
 }
 
-const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy)
+const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy, bool ptb_resume)
 {
 	if (!ptb_restart)
 		return NULL;
+	if (ptb_resume)
+		return ptb_read_copy ? "ptb-restart,stop-read-copy,resume" : "ptb-restart,resume";
 	return ptb_read_copy ? "ptb-restart,stop-read-copy" : "ptb-restart";
 }
 

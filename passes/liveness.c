@@ -33,7 +33,12 @@ struct reg_range {
 	size_t len;
 	uint32_t count;
 	uint32_t base; /* index of %r0 */
+};
+
+/* What a save would need to know of each register. */
+struct reg_info {
 	uint32_t size;
+	bool pred, vector, nested; /* nested: declared only inside a { } scope */
 };
 
 struct regs {
@@ -44,8 +49,8 @@ struct regs {
 	struct reg_range *ranges;
 	size_t nranges, cap_ranges;
 	uint32_t n;      /* registers in all */
-	uint32_t *size;  /* bytes of each */
-	size_t cap_size;
+	struct reg_info *info;
+	size_t cap_info;
 	/* Names of range registers are made on demand for the report. */
 	const struct ptx_ident **names;
 };
@@ -85,9 +90,10 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-static uint32_t reg_type_size(const struct ptx_decl *d)
+static struct reg_info reg_type(const struct ptx_decl *d, unsigned depth)
 {
 	uint32_t size = 4;
+	bool pred = false;
 
 	if (d->type && d->type->kind == PTX_IDENT_DIR) {
 		switch (d->type->code) {
@@ -104,12 +110,16 @@ static uint32_t reg_type_size(const struct ptx_decl *d)
 		case PTX_DIR_B128:
 			size = 16;
 			break;
-		default: /* 32-bit types, f16x2, and .pred saved as a word */
+		case PTX_DIR_PRED:
+			pred = true;
+			break;
+		default: /* 32-bit types, f16x2; a predicate is saved as a word */
 			size = 4;
 			break;
 		}
 	}
-	return size * (d->vec ? d->vec : 1);
+	return (struct reg_info){.size = size * (d->vec ? d->vec : 1), .pred = pred,
+				 .vector = d->vec != 0, .nested = depth > 0};
 }
 
 static size_t ptr_hash(const void *p, size_t mask)
@@ -119,7 +129,7 @@ static size_t ptr_hash(const void *p, size_t mask)
 	return (size_t)((v >> 4) * 0x9e3779b97f4a7c15ull) & mask;
 }
 
-static bool scalar_add(struct flow *fl, const struct ptx_ident *id, uint32_t size)
+static bool scalar_add(struct flow *fl, const struct ptx_ident *id, struct reg_info info)
 {
 	struct regs *r = &fl->r;
 	size_t i;
@@ -151,13 +161,16 @@ static bool scalar_add(struct flow *fl, const struct ptx_ident *id, uint32_t siz
 		r->mask = nmask;
 	}
 	for (i = ptr_hash(id, r->mask); r->keys[i]; i = (i + 1) & r->mask)
-		if (r->keys[i] == id)
-			return true; /* declared again in another scope: one register */
+		if (r->keys[i] == id) {
+			/* Declared again in another scope: one register, top-level if either is. */
+			r->info[r->vals[i]].nested &= info.nested;
+			return true;
+		}
 	r->keys[i] = id;
 	r->vals[i] = r->n;
-	if (!grow((void **)&r->size, &r->cap_size, r->n + 1, sizeof(*r->size)))
+	if (!grow((void **)&r->info, &r->cap_info, r->n + 1, sizeof(*r->info)))
 		return false;
-	r->size[r->n++] = size;
+	r->info[r->n++] = info;
 	return true;
 }
 
@@ -185,44 +198,44 @@ static long reg_index(const struct regs *r, const struct ptx_ident *id)
 	return -1;
 }
 
-static bool declare(struct flow *fl, const struct ptx_decl *d)
+static bool declare(struct flow *fl, const struct ptx_decl *d, unsigned depth)
 {
 	const struct ptx_declarator *dn;
 
 	if (!d->space || strcmp(d->space->str, ".reg") != 0)
 		return true;
 	for (dn = d->names; dn; dn = dn->next) {
-		uint32_t size = reg_type_size(d);
+		struct reg_info info = reg_type(d, depth);
 
 		if (dn->range < 0) {
-			if (!scalar_add(fl, dn->name, size))
+			if (!scalar_add(fl, dn->name, info))
 				return false;
 			continue;
 		}
 		if (!grow((void **)&fl->r.ranges, &fl->r.cap_ranges, fl->r.nranges + 1,
 			  sizeof(*fl->r.ranges)) ||
-		    !grow((void **)&fl->r.size, &fl->r.cap_size, fl->r.n + (size_t)dn->range,
-			  sizeof(*fl->r.size)))
+		    !grow((void **)&fl->r.info, &fl->r.cap_info, fl->r.n + (size_t)dn->range,
+			  sizeof(*fl->r.info)))
 			return false;
 		fl->r.ranges[fl->r.nranges++] = (struct reg_range){
 			.prefix = dn->name->str, .len = dn->name->len, .count = (uint32_t)dn->range,
-			.base = fl->r.n, .size = size};
+			.base = fl->r.n};
 		for (int64_t j = 0; j < dn->range; j++)
-			fl->r.size[fl->r.n++] = size;
+			fl->r.info[fl->r.n++] = info;
 	}
 	return true;
 }
 
-static bool collect(struct flow *fl, const struct ptx_block *b)
+static bool collect(struct flow *fl, const struct ptx_block *b, unsigned depth)
 {
 	for (const struct ptx_stmt *s = b->head; s; s = s->next) {
 		switch (s->kind) {
 		case PTX_STMT_BLOCK:
-			if (!collect(fl, &s->u.block))
+			if (!collect(fl, &s->u.block, depth + 1))
 				return false;
 			break;
 		case PTX_STMT_DECL:
-			if (!declare(fl, s->u.decl))
+			if (!declare(fl, s->u.decl, depth))
 				return false;
 			break;
 		case PTX_STMT_LABEL:
@@ -443,10 +456,11 @@ static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_o
 {
 	uint64_t *live = calloc(fl->words ? fl->words : 1, sizeof(*live));
 	uint64_t *scratch = calloc(fl->words ? fl->words : 1, sizeof(*scratch));
+	uint64_t *all = calloc(fl->words ? fl->words : 1, sizeof(*all));
 	size_t cap = 0;
 	int rc = -1;
 
-	if (!live || !scratch)
+	if (!live || !scratch || !all)
 		goto done;
 	for (size_t i = 0; i < fl->ninsns; i++) {
 		const struct bb *b = &bbs[block_of[i]];
@@ -465,6 +479,8 @@ static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_o
 		for (uint32_t k = 0; k < fl->r.n; k++)
 			if (live[k / 64] >> (k % 64) & 1)
 				site->nregs++;
+		for (size_t w = 0; w < fl->words; w++)
+			all[w] |= live[w];
 		site->regs = calloc(site->nregs ? site->nregs : 1, sizeof(*site->regs));
 		if (!site->regs)
 			goto done;
@@ -476,13 +492,34 @@ static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_o
 			if (!site->regs[site->nregs])
 				goto done;
 			site->nregs++;
-			site->bytes += fl->r.size[k];
+			site->bytes += fl->r.info[k].size;
 		}
+	}
+	for (uint32_t k = 0; k < fl->r.n; k++)
+		out->nregs += all[k / 64] >> (k % 64) & 1;
+	out->regs = calloc(out->nregs ? out->nregs : 1, sizeof(*out->regs));
+	if (!out->regs)
+		goto done;
+	out->nregs = 0;
+	for (uint32_t k = 0; k < fl->r.n; k++) {
+		struct pass_live_reg *r = &out->regs[out->nregs];
+
+		if (!(all[k / 64] >> (k % 64) & 1))
+			continue;
+		r->name = reg_name(fl, k);
+		if (!r->name)
+			goto done;
+		r->size = fl->r.info[k].size;
+		r->pred = fl->r.info[k].pred;
+		r->vector = fl->r.info[k].vector;
+		r->nested = fl->r.info[k].nested;
+		out->nregs++;
 	}
 	rc = 0;
 done:
 	free(live);
 	free(scratch);
+	free(all);
 	return rc;
 }
 
@@ -498,7 +535,7 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!collect(&fl, &f->body))
+	if (!collect(&fl, &f->body, 0))
 		goto done;
 	fl.words = (fl.r.n + 63) / 64;
 	leader = calloc(fl.ninsns + 1, sizeof(*leader));
@@ -622,7 +659,7 @@ done:
 	free(fl.r.keys);
 	free(fl.r.vals);
 	free(fl.r.ranges);
-	free(fl.r.size);
+	free(fl.r.info);
 	free(fl.r.names);
 	if (rc < 0)
 		pass_live_release(out);
@@ -635,6 +672,7 @@ void pass_live_release(struct pass_live *l)
 		free(l->sites[i].regs);
 	if (l) {
 		free(l->sites);
+		free(l->regs);
 		memset(l, 0, sizeof(*l));
 	}
 }

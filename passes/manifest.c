@@ -128,6 +128,10 @@ int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name, struct
 							 k->ptb_global_slots ? "global" : "shared",
 							 k->ptb_global_slots ? 8 : 0,
 							 k->ptb_restart ? "true" : "false");
+				if (f == PASS_FORM_PTB && k->ptb_resume)
+					coloc_buf_printf(b, ", \"resume\": {\"thread_bytes\": %u, "
+							    "\"shared_bytes\": %u}",
+							 k->resume_thread_bytes, k->resume_shared_bytes);
 				coloc_buf_puts(b, ", \"added_params\": [");
 				for (p = 0; p < k->nadded[f]; p++) {
 					const struct pass_param *pp = &k->added[f][p];
@@ -218,13 +222,22 @@ void pass_explain(const struct pass_ctx *ctx, struct coloc_buf *b)
 				 kf->cluster ? ", cluster launch" : "", kf->grid_sync ? ", grid sync" : "");
 		for (f = 0; f < PASS_FORM_COUNT; f++) {
 			coloc_buf_printf(b, "  %-8s ", pass_form_names[f]);
-			if (k->variant[f] && f == PASS_FORM_PTB && k->ptb_restart)
-				coloc_buf_printf(b, "applied: %s (gives stopped blocks up at barriers%s%s)\n",
+			if (k->variant[f] && f == PASS_FORM_PTB && k->ptb_restart) {
+				coloc_buf_printf(b, "applied: %s (gives stopped blocks up at barriers%s%s",
 						 k->variant[f]->u.func->name->str,
 						 k->ptb_read_copy       ? "; reads the stop word by cp.async"
 						 : k->ptb_read_load_why ? "; reads the stop word by load: "
 									: "",
 						 k->ptb_read_copy || !k->ptb_read_load_why ? "" : k->ptb_read_load_why);
+				if (k->ptb_resume)
+					coloc_buf_printf(b, "; resumes them where they stopped, saving %u "
+							    "bytes a thread and %u of shared memory",
+							 k->resume_thread_bytes, k->resume_shared_bytes);
+				else if (k->ptb_resume_why)
+					coloc_buf_printf(b, "; runs them again from the start: %s",
+							 k->ptb_resume_why);
+				coloc_buf_puts(b, ")\n");
+			}
 			else if (k->variant[f])
 				coloc_buf_printf(b, "applied: %s\n", k->variant[f]->u.func->name->str);
 			else if (f == PASS_FORM_UNISYNC && !k->unisync_needed)

@@ -38,6 +38,7 @@ enum pass_param_role {
 	PASS_PARAM_SLOT_BASE, /* ptb: first worker index of this launch's broadcast slots */
 	PASS_PARAM_BATCH,    /* ptb: virtual blocks a worker takes at a time (0 counts as 1) */
 	PASS_PARAM_REDO,     /* ptb: device pointer to the launch's redo ring (0: no block is given up) */
+	PASS_PARAM_SAVE,     /* ptb --ptb-resume: device pointer to the save area (0: none; resume.c) */
 };
 
 extern const char *const pass_param_role_names[];
@@ -86,6 +87,9 @@ struct pass_kernel {
 	bool ptb_restart;      /* ptb gives up a block at its barriers when stopped (ptb.c) */
 	bool ptb_read_copy;    /* ... and its leader reads the stop word by cp.async (ptb.c) */
 	const char *ptb_read_load_why; /* copy asked, restart given, read by load: why */
+	bool ptb_resume;       /* ... and a block given up is resumed where it stopped (resume.c) */
+	const char *ptb_resume_why; /* resume asked, restart given, not resumed: why */
+	uint32_t resume_thread_bytes, resume_shared_bytes; /* its save slot: resume.c */
 };
 
 /* Registers live just after one CTA barrier (liveness.c). */
@@ -96,9 +100,18 @@ struct pass_live_site {
 	const struct ptx_ident **regs;    /* in declaration order */
 };
 
+/* A register live after some barrier, with what saving it needs. */
+struct pass_live_reg {
+	const struct ptx_ident *name;
+	uint32_t size;                    /* bytes (a predicate: 4) */
+	bool pred, vector, nested;        /* nested: declared only inside a { } scope */
+};
+
 struct pass_live {
 	struct pass_live_site *sites;     /* in program order */
 	unsigned nsites;
+	struct pass_live_reg *regs;       /* live after any barrier, in declaration order */
+	unsigned nregs;
 	bool approximate; /* unknown opcodes or an unknown brx.idx table: more may be listed */
 };
 
@@ -117,6 +130,8 @@ struct pass_ctx {
 	 * without their own cp.async; off: a load after every meeting).
 	 */
 	bool ptb_read_copy;
+	/* ptb with ptb_restart: blocks given up are resumed where they stopped (resume.c). */
+	bool ptb_resume;
 	/* Filled by pass_pipeline_run; the passes read and extend it. */
 	struct ptx_module *module;
 	struct pass_kernel *kernels;
@@ -141,9 +156,17 @@ void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag);
 /*
  * The pass options that change the variants, for cache keys (colocc --aot
  * and the runtime must agree): NULL, "ptb-restart" or
- * "ptb-restart,stop-read-copy".
+ * "ptb-restart,stop-read-copy", either followed by ",resume" (--ptb-resume).
  */
-const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy);
+const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy, bool ptb_resume);
+
+/*
+ * With ctx->ptb_resume, whether k (its original body) can be resumed: 1 with
+ * the save and restore code in save and restore (resume.c), 0 with
+ * k->ptb_resume_why, -1 when out of memory.
+ */
+int pass_resume_code(struct pass_ctx *ctx, struct pass_kernel *k, struct coloc_buf *save,
+		     struct coloc_buf *restore);
 
 /* Calls fn on every name an operand expression holds, nested lists and operators included. */
 void pass_expr_names(const struct ptx_expr *e, void (*fn)(const struct ptx_expr *name, void *arg),

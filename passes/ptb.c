@@ -119,7 +119,10 @@ static const struct pass_param ptb_params[] = {
 	{COLOC_PREFIX "control", PASS_PARAM_CONTROL, 8, 8},
 	{COLOC_PREFIX "stop", PASS_PARAM_STOP, 8, 8},
 	{COLOC_PREFIX "redo", PASS_PARAM_REDO, 8, 8},
+	/* Last, and only with --ptb-resume (every persistent variant of the module then). */
+	{COLOC_PREFIX "save", PASS_PARAM_SAVE, 8, 8},
 };
+
 
 /* The module targets sm_`sm` or later in PTX `major`.`minor` or later. */
 static bool target_at_least(const struct ptx_module *m, int sm, unsigned major, unsigned minor)
@@ -332,6 +335,7 @@ static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n";
  */
 #define RESTART_SHARED_BYTES 32
 #define RESTART_COPY_SHARED_BYTES 64
+#define RESTART_RESUME_SHARED_BYTES 48
 
 /* Registers and words of a kernel whose blocks can be given up. */
 static const char restart_decls[] =
@@ -388,6 +392,7 @@ static const char restart_init[] =
  * be the only worker left to run them.
  */
 static const char restart_take[] =
+	"%s"
 	"@__coloc_stopped bra __coloc_took;\n"
 	"@!__coloc_canhalt bra __coloc_fresh;\n"
 	"__coloc_pop:\n"
@@ -406,6 +411,7 @@ static const char restart_take[] =
 	"setp.eq.u32 __coloc_rq, __coloc_vid, 0;\n"
 	"@__coloc_rq nanosleep.u32 100;\n"
 	"@__coloc_rq bra __coloc_popwait;\n"
+	"%s"
 	"sub.u32 __coloc_vid, __coloc_vid, 1;\n"
 	"bra __coloc_took;\n"
 	"__coloc_fresh:\n"
@@ -424,18 +430,36 @@ static const char restart_take[] =
 	"__coloc_took:\n";
 
 /*
+ * With --ptb-resume: the take starts with no saved state; a popped entry
+ * with the top bit set was saved at its ring position (resume.c), which the
+ * leader passes to the block through __coloc_rslot (position + 1).
+ */
+static const char resume_take[] = "st.shared.u32 [__coloc_rslot], 0;\n";
+static const char resume_pop[] = "fence.acq_rel.gpu;\n"
+				 "setp.ge.u32 __coloc_rq, __coloc_vid, 0x80000000;\n"
+				 "and.b32 __coloc_vid, __coloc_vid, 0x7fffffff;\n"
+				 "add.u32 __coloc_t, __coloc_ri, 1;\n"
+				 "selp.u32 __coloc_t, __coloc_t, 0, __coloc_rq;\n"
+				 "st.shared.u32 [__coloc_rslot], __coloc_t;\n";
+
+/*
  * Giving up: the whole block arrives here from the meeting point; its
  * leader puts the block in the ring (count the tail, then write the entry
- * once its previous occupant is claimed), and it is not counted done.
+ * once its previous occupant is claimed), and it is not counted done.  With
+ * --ptb-resume and a save area the leader first claims the position's slot
+ * (its busy word), every thread saves its state there (the first %s), and
+ * the entry carries the top bit.
  */
 static const char restart_abandon[] =
 	"__coloc_abandon:\n"
-	"@!__coloc_leader bra __coloc_abandoned;\n"
+	"@!__coloc_leader bra %s;\n"
 	"atom.global.add.u32 __coloc_rt, [__coloc_ctl+12], 1;\n"
 	"rem.u32 __coloc_rt, __coloc_rt, __coloc_cap;\n"
+	"%s%s%s"
 	"mul.wide.u32 __coloc_ra, __coloc_rt, 4;\n"
 	"add.s64 __coloc_ra, __coloc_ra, __coloc_redop;\n"
 	"add.u32 __coloc_ri, __coloc_vid, 1;\n"
+	"%s"
 	"__coloc_push:\n"
 	"atom.global.cas.b32 __coloc_rh, [__coloc_ra], 0, __coloc_ri;\n"
 	"setp.ne.u32 __coloc_rq, __coloc_rh, 0;\n"
@@ -445,6 +469,81 @@ static const char restart_abandon[] =
 	"mov.pred __coloc_prev, 0;\n"
 	"mov.u32 __coloc_end, 0;\n"
 	"bra __coloc_next;\n";
+
+/* resume.c's registers and slot word, and the launch's save area. */
+static const char resume_decls[] =
+	".reg .b64 __coloc_savep, __coloc_sva, __coloc_svg, __coloc_sga;\n"
+	".reg .b32 __coloc_rs, __coloc_tl, __coloc_nthr, __coloc_ci, __coloc_cs, __coloc_cv;\n"
+	".reg .pred __coloc_canres, __coloc_resuming, __coloc_cq;\n"
+	".shared .align 4 .b32 __coloc_rslot;\n";
+
+/* A save area, in a launch that gives blocks up; the linear thread index and count. */
+static const char resume_init[] =
+	"ld.param.u64 __coloc_savep, [__coloc_save];\n"
+	"setp.ne.u64 __coloc_canres, __coloc_savep, 0;\n"
+	"and.pred __coloc_canres, __coloc_canres, __coloc_canhalt;\n"
+	"cvta.to.global.u64 __coloc_savep, __coloc_savep;\n"
+	"mov.u32 __coloc_tl, %tid.z;\n"
+	"mov.u32 __coloc_ci, %ntid.y;\n"
+	"mul.lo.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
+	"mov.u32 __coloc_ci, %tid.y;\n"
+	"add.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
+	"mov.u32 __coloc_ci, %ntid.x;\n"
+	"mul.lo.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
+	"mov.u32 __coloc_ci, %tid.x;\n"
+	"add.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
+	"mov.u32 __coloc_nthr, %ntid.x;\n"
+	"mov.u32 __coloc_ci, %ntid.y;\n"
+	"mul.lo.u32 __coloc_nthr, __coloc_nthr, __coloc_ci;\n"
+	"mov.u32 __coloc_ci, %ntid.z;\n"
+	"mul.lo.u32 __coloc_nthr, __coloc_nthr, __coloc_ci;\n"
+	"mov.pred __coloc_resuming, 0;\n";
+
+/*
+ * Saving (with a save area): the leader claims the slot of the block's ring
+ * position (its busy word, freed by the worker that restores from it) and
+ * passes the position on; every thread stores its state (resume.c), and
+ * the stores are made visible before the entry is written.
+ */
+static const char resume_save_head[] =
+	"__coloc_abandoning:\n"
+	"@!__coloc_canres bra __coloc_saved;\n"
+	"@!__coloc_leader bra __coloc_claimed;\n"
+	"mul.wide.u32 __coloc_ra, __coloc_rt, 4;\n"
+	"add.s64 __coloc_ra, __coloc_ra, __coloc_savep;\n"
+	"__coloc_claim:\n"
+	"atom.acquire.gpu.global.cas.b32 __coloc_rh, [__coloc_ra], 0, 1;\n"
+	"setp.ne.u32 __coloc_rq, __coloc_rh, 0;\n"
+	"@__coloc_rq nanosleep.u32 100;\n"
+	"@__coloc_rq bra __coloc_claim;\n"
+	"st.shared.u32 [__coloc_rslot], __coloc_rt;\n"
+	"__coloc_claimed:\n"
+	"barrier.sync 0;\n"
+	"ld.shared.u32 __coloc_rs, [__coloc_rslot];\n";
+static const char resume_save_tail[] = "fence.acq_rel.gpu;\n"
+				       "barrier.sync 0;\n"
+				       "__coloc_saved:\n"
+				       "@!__coloc_leader bra __coloc_abandoned;\n";
+/* The entry of a saved block carries the top bit. */
+static const char resume_push[] = "fence.acq_rel.gpu;\n"
+				  "@__coloc_canres or.b32 __coloc_ri, __coloc_ri, 0x80000000;\n";
+
+/*
+ * Restoring, after a take that popped a saved block and the usual start of
+ * a block: the state comes back (resume.c), the slot is freed, and each
+ * thread goes on where it was at the meeting, through unisync's dispatch.
+ */
+static const char resume_restore[] = "__coloc_restore:\n"
+				     "fence.acq_rel.gpu;\n"
+				     "sub.u32 __coloc_rs, __coloc_rs, 1;\n"
+				     "%s"
+				     "barrier.sync 0;\n"
+				     "mov.pred __coloc_resuming, 0;\n"
+				     "@!__coloc_leader bra __coloc_dispatch;\n"
+				     "mul.wide.u32 __coloc_ra, __coloc_rs, 4;\n"
+				     "add.s64 __coloc_ra, __coloc_ra, __coloc_savep;\n"
+				     "st.release.gpu.global.u32 [__coloc_ra], 0;\n"
+				     "bra __coloc_dispatch;\n";
 
 static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 {
@@ -459,16 +558,25 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	bool cp_async = false;
 	bool copy_read;
 	struct unisync_halt halt;
+	struct coloc_buf save, restore, take, abandon, halting;
+	unsigned nparams = sizeof(ptb_params) / sizeof(ptb_params[0]) - !ctx->ptb_resume;
+	bool resume = false;
 	unsigned i;
 	char name[64];
 	int rc = -1;
 
+	coloc_buf_init(&decompose);
+	coloc_buf_init(&save);
+	coloc_buf_init(&restore);
+	coloc_buf_init(&take);
+	coloc_buf_init(&abandon);
+	coloc_buf_init(&halting);
 	if (!v)
-		return -1;
+		goto out;
 	f = v->u.func;
 	/* The loop head's barrier.sync: non-aligned, threads arrive from different sites. */
 	if (pass_need_barrier_isa(m) < 0)
-		return -1;
+		goto out;
 	/*
 	 * Giving up a block at a stop: at unisync's meeting point, shared
 	 * words for the decision, and the memory model for the redo ring.
@@ -485,22 +593,49 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 				       : cp_async ? "the kernel copies with cp.async itself, and the "
 						    "wait for the copy would wait for its copies too"
 						  : "the mirror does not fit in 48 KB of static shared memory";
-	halt.halting = cp_async ? "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
-				  "@__coloc_hq bra __coloc_dispatch;\n"
-				  "cp.async.wait_all;\n"
-				  "bra __coloc_abandon;\n"
-				: "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
-				  "@__coloc_hq bra __coloc_dispatch;\n"
-				  "bra __coloc_abandon;\n";
+	/* Resuming where the block stopped (resume.c): its slot word, its state. */
+	if (k->ptb_restart && ctx->ptb_resume) {
+		if (k->facts.static_shared + RESTART_RESUME_SHARED_BYTES > 48 * 1024)
+			k->ptb_resume_why = "its slot word does not fit in 48 KB of static shared memory";
+		else if ((rc = pass_resume_code(ctx, k, &save, &restore)) < 0)
+			goto out;
+		resume = rc == 1;
+		rc = -1;
+	}
+	k->ptb_resume = resume;
+	/*
+	 * Stopped: a block with no trace outside it is given up; with a save
+	 * area, any block (its state goes with it).
+	 */
+	if (resume)
+		coloc_buf_printf(&halting, "@__coloc_canres bra __coloc_resgive;\n");
+	coloc_buf_printf(&halting,
+			 "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
+			 "@__coloc_hq bra __coloc_dispatch;\n"
+			 "%s"
+			 "bra __coloc_abandon;\n",
+			 cp_async ? "cp.async.wait_all;\n" : "");
+	if (resume)
+		coloc_buf_printf(&halting, "__coloc_resgive:\n%sbra __coloc_abandon;\n",
+				 cp_async ? "cp.async.wait_all;\n" : "");
+	coloc_buf_printf(&take, restart_take, resume ? resume_take : "", resume ? resume_pop : "");
+	coloc_buf_printf(&abandon, restart_abandon, resume ? "__coloc_abandoning" : "__coloc_abandoned",
+			 resume ? resume_save_head : "",
+			 resume ? coloc_buf_cstr(&save) : "", resume ? resume_save_tail : "",
+			 resume ? resume_push : "");
+	if (resume)
+		coloc_buf_printf(&abandon, resume_restore, coloc_buf_cstr(&restore));
+	halt.halting = coloc_buf_cstr(&halting);
+	if (!halt.halting || !coloc_buf_cstr(&take) || !coloc_buf_cstr(&abandon))
+		goto out;
 	if (k->ptb_restart && mark_traces(ctx, &f->body) < 0)
-		return -1;
+		goto out;
 	if (k->unisync_needed && pass_unisync_apply(ctx, k, f, k->ptb_restart ? &halt : NULL) < 0)
-		return -1;
-	for (i = 0; i < sizeof(ptb_params) / sizeof(ptb_params[0]); i++)
+		goto out;
+	for (i = 0; i < nparams; i++)
 		if (!pass_add_param(m, f, ptb_params[i].name, ptb_params[i].size * 8))
-			return -1;
+			goto out;
 
-	coloc_buf_init(&decompose);
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), COLOC_PREFIX "ctaid_%c", dims[i]);
 		if (k->facts.ctaid_dims & (1u << i))
@@ -521,6 +656,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 			       copy_read ? "mov.pred __coloc_dirty, 0;\n" COPY_SEND
 					 : "mov.pred __coloc_dirty, 0;\n"
 					   "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
+	if (resume)
+		coloc_buf_puts(&decompose, "@__coloc_resuming bra __coloc_restore;\n");
 	if (!coloc_buf_cstr(&decompose))
 		goto out;
 
@@ -544,6 +681,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    ".reg .pred __coloc_pause, __coloc_paused, __coloc_hostclear, __coloc_narrow, __coloc_helper;\n"
 		    ".reg .b32 __coloc_sm, __coloc_nsm, __coloc_nbatch, __coloc_end;\n"
 		    ".reg .pred __coloc_within;\n"
+		    "%s"
 		    "%s"
 		    "%s"
 		    "%s"
@@ -584,6 +722,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "mov.pred __coloc_hostclear, 0;\n"
 		    "mov.u32 __coloc_parity, 0;\n"
 		    "%s"
+		    "%s"
 		    "__coloc_next:\n"
 		    "%s"
 		    /* The whole block finished the previous virtual block: count it done. */
@@ -601,7 +740,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
 		    k->ptb_restart ? restart_decls : "",
 		    copy_read ? copy_decls : "",
+		    resume ? resume_decls : "",
 		    k->ptb_restart ? restart_init : "",
+		    resume ? resume_init : "",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
 		       : "@__coloc_count membar.gl;\n"
@@ -670,6 +811,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "__coloc_taken:\n"
 		    "barrier.sync 0;\n"
 		    "%s"
+		    "%s"
 		    "setp.ge.u32 __coloc_done, __coloc_vid, __coloc_total;\n"
 		    "@__coloc_done bra __coloc_exit;\n"
 		    /* The batch ends at vid + batch or at the grid's end, without overflow. */
@@ -683,13 +825,16 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		       : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 		    mm ? "nanosleep.u32 1000;\n" : "",
 		    copy_read ? copy_take : "",
-		    k->ptb_restart ? restart_take
+		    k->ptb_restart ? take.data
 				   : "@!__coloc_stopped atom.global.add.u32 __coloc_vid, [__coloc_ctl], "
 				     "__coloc_nbatch;\n",
 		    k->ptb_global_slots ? "st.global.u32 [__coloc_slota], __coloc_vid;\n"
 					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
 					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
+		    resume ? "ld.shared.u32 __coloc_rs, [__coloc_rslot];\n"
+			     "setp.ne.u32 __coloc_resuming, __coloc_rs, 0;\n"
+			   : "",
 		    decompose.data) < 0)
 		goto out;
 	/*
@@ -712,17 +857,22 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 				"bra __coloc_parked;\n"
 				"__coloc_leave:\n"
 				"ret;\n",
-				k->ptb_restart ? restart_abandon : "",
+				k->ptb_restart ? abandon.data : "",
 				mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 				   : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 				mm ? "nanosleep.u32 1000;\n" : "") < 0)
 		goto out;
 	k->variant[PASS_FORM_PTB] = v;
 	k->added[PASS_FORM_PTB] = ptb_params;
-	k->nadded[PASS_FORM_PTB] = sizeof(ptb_params) / sizeof(ptb_params[0]);
+	k->nadded[PASS_FORM_PTB] = nparams;
 	rc = 0;
 out:
 	coloc_buf_release(&decompose);
+	coloc_buf_release(&save);
+	coloc_buf_release(&restore);
+	coloc_buf_release(&take);
+	coloc_buf_release(&abandon);
+	coloc_buf_release(&halting);
 	return rc;
 }
 

@@ -219,6 +219,7 @@ static void params_add(struct params *p, const struct coloc_kernel_info *k, int 
 		case PASS_PARAM_SLOT_BASE: v = ptb ? ptb->slot_base : 0; break;
 		case PASS_PARAM_BATCH: v = ptb && ptb->batch ? ptb->batch : 1; break;
 		case PASS_PARAM_REDO: v = ptb ? ptb->redo : 0; break;
+		case PASS_PARAM_SAVE: v = 0; break; /* no save area yet: blocks run again */
 		}
 		/* Little-endian: a u32 parameter reads the low half of the slot. */
 		p->added[i] = v;

@@ -198,7 +198,7 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 	struct coloc_target t = { .sm = m->sm, .variant = variant };
 
 	coloc_cache_key_passes(&t, m->options, m->options_len,
-			       pass_cache_options(m->restart, m->read_copy), m->ptx, m->ptx_len, key);
+			       pass_cache_options(m->restart, m->read_copy, false), m->ptx, m->ptx_len, key);
 }
 
 /* Whether directory `dir` (`len` bytes of it) holds the entry `key`; `path` gets its cubin's path. */

@@ -110,6 +110,15 @@ static CUdeviceptr redo_ring;
 static uint64_t redo_words;
 /* -R: persistent launches get no redo ring (as under COLOC_RESTART=0): no block is given up. */
 static int no_redo;
+/*
+ * -S: the module was made with colocc --ptb-resume, so persistent variants
+ * take a save area (resume.c), and launches get one: its busy words, zeroed
+ * at every reset, then a slot per ring position, for at most 1024 bytes of
+ * registers a thread and 48 KB of shared memory.
+ */
+static int use_save;
+static CUdeviceptr save_area;
+static size_t save_busy_bytes;
 static volatile uint32_t *stop_host;
 static CUfunction probe_fn;
 static CUdeviceptr probe_buf;
@@ -616,6 +625,8 @@ static void ptb_args(struct args *a, struct kcase *c, CUdeviceptr ctl, unsigned 
 	args_add(a, (uint64_t)ctl);
 	args_add(a, (uint64_t)stop_word);
 	args_add(a, no_redo ? 0 : (uint64_t)redo_ring);
+	if (use_save)
+		args_add(a, (uint64_t)save_area);
 }
 
 /* Clears the control block's header (next, done, redo head and tail), the ring and the stop word on `s`. */
@@ -623,6 +634,8 @@ static void ptb_reset(CUdeviceptr ctl, CUstream s)
 {
 	CK(cuMemsetD32Async(ctl, 0, 4, s));
 	CK(cuMemsetD32Async(redo_ring, 0, redo_words, s));
+	if (use_save)
+		CK(cuMemsetD32Async(save_area, 0, save_busy_bytes / 4, s));
 	CK(cuMemsetD32Async(stop_word, 0, 1, s));
 }
 
@@ -913,6 +926,16 @@ static void run_case(CUmodule mod, struct kcase *c)
 	CK(cuMemAlloc(&ctl, 16 + 16 * total));
 	redo_words = 2 * total;
 	CK(cuMemAlloc(&redo_ring, 4 * redo_words));
+	if (use_save) {
+		/* Ring positions: twice the workers, which are at most the blocks an SM holds. */
+		uint64_t threads = (uint64_t)c->block[0] * c->block[1] * c->block[2];
+		uint64_t per_sm = threads ? 2048 / threads : 1;
+		uint64_t workers = (uint64_t)num_sms * (per_sm ? per_sm : 1) * 2;
+		uint64_t slots = 2 * (workers < total ? workers : total);
+
+		save_busy_bytes = (4 * slots + 255) / 256 * 256;
+		CK(cuMemAlloc(&save_area, save_busy_bytes + slots * (threads * 1024 + 48 * 1024 + 64)));
+	}
 	if (!stop_word) {
 		uint64_t record[2] = { 0, 0 };
 		CUdeviceptr mapped;
@@ -1158,6 +1181,8 @@ static void run_case(CUmodule mod, struct kcase *c)
 	}
 	CK(cuMemFree(ctl));
 	CK(cuMemFree(redo_ring));
+	if (use_save)
+		CK(cuMemFree(save_area));
 }
 
 /* A kernel that records when it ran: the high-priority probe of --timing. */
@@ -1202,7 +1227,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	while ((c = getopt(argc, argv, "s:c:tqj:o:w:l:R")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:tqj:o:w:l:RS")) != -1) {
 		switch (c) {
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'c': opt.storm_cycles = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -1213,9 +1238,10 @@ int main(int argc, char **argv)
 		case 'w': alarm((unsigned)strtoul(optarg, NULL, 0)); break;
 		case 'l': opt.wait_limit_us = strtod(optarg, NULL) * 1e6; break;
 		case 'R': no_redo = 1; break;
+		case 'S': use_save = 1; break;
 		default:
 			fprintf(stderr, "usage: diffrun [-s seed] [-c storm-cycles] [-t] [-q] [-j out.json] "
-					"[-o case] [-w watchdog-seconds] [-l stream-limit-seconds] [-R] "
+					"[-o case] [-w watchdog-seconds] [-l stream-limit-seconds] [-R] [-S] "
 					"CASES.cu MODULE.ptx\n");
 			return 2;
 		}

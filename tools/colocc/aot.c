@@ -504,7 +504,7 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 
 	a->st.modules++;
 	coloc_cache_key_passes(&a->o.target, options, options_len,
-			       pass_cache_options(a->o.ptb_restart, a->o.ptb_read_copy), ptx, len, key);
+			       pass_cache_options(a->o.ptb_restart, a->o.ptb_read_copy, a->o.ptb_resume), ptx, len, key);
 	join(final, a->o.cache, key);
 	for (i = 0; i < a->o.jobs; i++)
 		if (a->jobs[i].pid && strcmp(a->jobs[i].key, key) == 0)
@@ -520,6 +520,7 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 	pass_ctx_init(&pctx, diag);
 	pctx.ptb_restart = a->o.ptb_restart;
 	pctx.ptb_read_copy = a->o.ptb_read_copy;
+	pctx.ptb_resume = a->o.ptb_resume;
 	coloc_buf_init(&out);
 	coloc_buf_init(&manifest);
 	coloc_buf_init(&keytxt);

@@ -17,6 +17,7 @@ struct aot_options {
 	int verbose;       /* a line per module, and each refusal */
 	int ptb_restart;   /* --ptb-restart: its variants, under their own cache key */
 	int ptb_read_copy; /* --ptb-stop-read=copy: the same */
+	int ptb_resume;    /* --ptb-resume: the same */
 };
 
 struct aot_stats {

@@ -344,6 +344,7 @@ static int aot(const struct options *o)
 		.verbose = o->verbose,
 		.ptb_restart = o->ptb_restart,
 		.ptb_read_copy = o->ptb_read_copy,
+		.ptb_resume = o->ptb_resume,
 	};
 	struct coloc_diag diag;
 	struct aot a;

@@ -48,6 +48,11 @@ static const char usage_text[] =
 	"                      shared memory waited for at the next barrier (copy; the\n"
 	"                      runtime's COLOC_STOP_READ=copy; not the default: faster on\n"
 	"                      K-loop GEMMs, slower on some kernels, see docs/passes.md)\n"
+	"  --ptb-resume        persistent variants take a save area (the\n"
+	"                      __coloc_save parameter); given one, a block given up at a\n"
+	"                      stop saves its live registers and shared memory and is\n"
+	"                      resumed where it stopped (implies --ptb-restart; not yet\n"
+	"                      run on a GPU nor used by the runtime; docs/passes.md)\n"
 	"  --explain           print, per kernel, what the analysis found, whether each\n"
 	"                      form applies (or why not), and the registers live after\n"
 	"                      each CTA barrier; alone, implies --emit=none\n"
@@ -212,6 +217,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->ptb_restart = 1;
 		} else if (strcmp(a, "--no-ptb-restart") == 0) {
 			o->ptb_restart = 0;
+		} else if (strcmp(a, "--ptb-resume") == 0) {
+			o->ptb_resume = 1;
 		} else if (strncmp(a, "--ptb-stop-read", 15) == 0 &&
 			   (v = option_value(argc, argv, &i, "--ptb-stop-read"))) {
 			if (strcmp(v, "load") == 0)
@@ -294,6 +301,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 				   "(--passes) and --aot");
 	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_read_said)
 		return usage_error("%s", "--ptb-stop-read goes with compiling (--passes) and --aot");
+	if (o->ptb_resume && o->mode != MODE_COMPILE && o->mode != MODE_AOT)
+		return usage_error("%s", "--ptb-resume goes with compiling (--passes) and --aot");
+	if (o->ptb_resume && o->ptb_restart == 0)
+		return usage_error("%s", "--ptb-resume resumes blocks that are given up: it does not "
+				   "go with --no-ptb-restart");
+	if (o->ptb_resume)
+		o->ptb_restart = 1;
 	/* Unsaid: on for --aot, as the runtime (COLOC_RESTART=1), off for --passes. */
 	if (o->ptb_restart < 0)
 		o->ptb_restart = o->mode == MODE_AOT;
@@ -536,6 +550,7 @@ static int process(const struct options *o, const char *input, const char *outpu
 	pctx.verify_each = o->verify;
 	pctx.ptb_restart = o->ptb_restart;
 	pctx.ptb_read_copy = o->ptb_read_copy;
+	pctx.ptb_resume = o->ptb_resume;
 	pctx.verbose = o->verbose;
 	if (o->passes) {
 		t0 = now();

@@ -21,7 +21,9 @@ for k in m["kernels"]:
             if "unisync" in f:
                 line += (f" (unisync {str(f['unisync']).lower()}, slots {f['slots']}, "
                          f"{f['control_bytes']['per_worker']} bytes per worker"
-                         f"{', restart' if f['restart'] else ''})")
+                         f"{', restart' if f['restart'] else ''}"
+                         + (f", resume {f['resume']['thread_bytes']}+{f['resume']['shared_bytes']}"
+                            if 'resume' in f else "") + ")")
             if f["added_params"]:
                 line += " + " + " ".join(f"{p['role']}:{p['size']}" for p in f["added_params"])
         if "reason" in f:
