@@ -23,7 +23,8 @@ static const char usage_text[] =
 	"requested passes and writes canonical PTX.\n"
 	"\n"
 	"Output:\n"
-	"  -o FILE             write the result to FILE (default: standard output);\n"
+	"  -o FILE             write the result to FILE (default, and with -o -: standard\n"
+	"                      output);\n"
 	"                      with several inputs FILE must be a directory, which\n"
 	"                      receives one NAME.ptx per input\n"
 	"  --emit=ptx          write PTX (default)\n"
@@ -270,7 +271,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return usage_error("%s needs a target such as sm_90", a);
 			o->arch = v;
 		} else if (strncmp(a, "-o", 2) == 0 && (v = option_value(argc, argv, &i, "-o"))) {
-			o->output = v;
+			o->output = strcmp(v, "-") == 0 ? NULL : v; /* "-": standard output */
 		} else if (strncmp(a, "-I", 2) == 0 && (v = option_value(argc, argv, &i, "-I"))) {
 			size_t n = strlen(v) + 16;
 			char *opt = malloc(n);
