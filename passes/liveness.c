@@ -19,8 +19,10 @@
  *    read;
  *  - a guarded write (@p) does not end the old value's life;
  *  - a register named with a component (%v.x) is read, never written;
- *  - brx.idx through a table not found, or any unknown opcode, marks the
- *    result approximate; such a brx.idx may go to every label.
+ *  - a name declared more than once (a { } scope shadowing another) counts
+ *    as one register that no write ends;
+ *  - brx.idx through a table not found, any unknown opcode, or a shadowed
+ *    name marks the result approximate; such a brx.idx may go to every label.
  * Predicates count 4 bytes (a save would widen them with selp).
  */
 #include <stdlib.h>
@@ -38,7 +40,9 @@ struct reg_range {
 /* What a save would need to know of each register. */
 struct reg_info {
 	uint32_t size;
-	bool pred, vector, nested; /* nested: declared only inside a { } scope */
+	bool pred, vector;
+	bool nested;   /* declared inside a { } scope (in one of its declarations) */
+	bool shadowed; /* declared more than once: one name, several registers */
 };
 
 struct regs {
@@ -70,7 +74,8 @@ struct flow {
 	const struct ptx_stmt **tables; /* .branchtargets */
 	size_t ntables, cap_tables;
 	size_t words; /* uint64_t per register set */
-	bool approximate;
+	uint64_t *shadowed; /* registers a write does not end (reg_info.shadowed) */
+	const char *approximate; /* why the sets may hold more than is live, or NULL */
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -162,8 +167,12 @@ static bool scalar_add(struct flow *fl, const struct ptx_ident *id, struct reg_i
 	}
 	for (i = ptr_hash(id, r->mask); r->keys[i]; i = (i + 1) & r->mask)
 		if (r->keys[i] == id) {
-			/* Declared again in another scope: one register, top-level if either is. */
-			r->info[r->vals[i]].nested &= info.nested;
+			/*
+			 * Declared again in another scope: counted as one register,
+			 * which a write then never ends (the write may be to the other).
+			 */
+			r->info[r->vals[i]].nested |= info.nested;
+			r->info[r->vals[i]].shadowed = true;
 			return true;
 		}
 	r->keys[i] = id;
@@ -211,6 +220,17 @@ static bool declare(struct flow *fl, const struct ptx_decl *d, unsigned depth)
 			if (!scalar_add(fl, dn->name, info))
 				return false;
 			continue;
+		}
+		/* A range again under a prefix already declared: its names are the first range's. */
+		for (size_t j = 0; j < fl->r.nranges; j++) {
+			const struct reg_range *o = &fl->r.ranges[j];
+
+			if (o->len != dn->name->len || memcmp(o->prefix, dn->name->str, o->len) != 0)
+				continue;
+			for (uint32_t x = 0; x < o->count && x < (uint64_t)dn->range; x++) {
+				fl->r.info[o->base + x].nested |= info.nested;
+				fl->r.info[o->base + x].shadowed = true;
+			}
 		}
 		if (!grow((void **)&fl->r.ranges, &fl->r.cap_ranges, fl->r.nranges + 1,
 			  sizeof(*fl->r.ranges)) ||
@@ -349,13 +369,16 @@ static void step_back(struct flow *fl, const struct ptx_insn *in, uint64_t *live
 	const struct ptx_expr *first = in->operands;
 	size_t w;
 
-	if (in->op == PTX_OP_UNKNOWN)
-		fl->approximate = true;
+	if (in->op == PTX_OP_UNKNOWN && !fl->approximate)
+		fl->approximate = "the kernel has instructions colocc does not know";
 	memset(scratch, 0, fl->words * sizeof(*scratch));
 	if (first && writes_first(in) && write_target(&fl->r, first, scratch)) {
-		/* Guarded: the destinations keep their old values when it does not run. */
+		/*
+		 * Guarded: the destinations keep their old values when it does not
+		 * run.  A shadowed name may be another register than the one live.
+		 */
 		for (w = 0; !in->guard && w < fl->words; w++)
-			live[w] &= ~scratch[w];
+			live[w] &= ~(scratch[w] & ~fl->shadowed[w]);
 		first = first->next;
 	}
 	for (const struct ptx_expr *x = first; x; x = x->next)
@@ -538,6 +561,14 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 	if (!collect(&fl, &f->body, 0))
 		goto done;
 	fl.words = (fl.r.n + 63) / 64;
+	fl.shadowed = calloc(fl.words ? fl.words : 1, sizeof(*fl.shadowed));
+	if (!fl.shadowed)
+		goto done;
+	for (i = 0; i < fl.r.n; i++)
+		if (fl.r.info[i].shadowed) {
+			set_bit(fl.shadowed, (long)i);
+			fl.approximate = "a register name is declared more than once";
+		}
 	leader = calloc(fl.ninsns + 1, sizeof(*leader));
 	block_of = calloc(fl.ninsns + 1, sizeof(*block_of));
 	scratch = calloc(fl.words ? fl.words : 1, sizeof(*scratch));
@@ -596,8 +627,8 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 							   ? table_of(&fl, tab->u.name.id)
 							   : NULL;
 
-			if (!t)
-				fl.approximate = true;
+			if (!t && !fl.approximate)
+				fl.approximate = "a brx.idx table colocc cannot find";
 			for (size_t j = 0; j < (t ? t->u.dir.nargs : fl.nlabels); j++) {
 				long x;
 
@@ -607,7 +638,8 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 					for (size_t k = 0; a && k < j; k++)
 						a = a->next;
 					if (!a || a->kind != PTX_EXPR_NAME) {
-						fl.approximate = true;
+						if (!fl.approximate)
+							fl.approximate = "a brx.idx table entry colocc cannot read";
 						continue;
 					}
 					x = label_insn(&fl, a->u.name.id);
@@ -660,6 +692,7 @@ done:
 	free(fl.r.vals);
 	free(fl.r.ranges);
 	free(fl.r.info);
+	free(fl.shadowed);
 	free(fl.r.names);
 	if (rc < 0)
 		pass_live_release(out);

@@ -190,9 +190,9 @@ static void explain_live(struct ptx_module *m, const struct ptx_func *f, struct 
 			coloc_buf_printf(b, " %s", s->regs[j]->str);
 		if (s->nregs > 24)
 			coloc_buf_printf(b, " and %u more", s->nregs - 24);
-		coloc_buf_puts(b, live.approximate ? " (at most: the kernel has instructions colocc "
-						     "does not know)\n"
-						   : "\n");
+		if (live.approximate)
+			coloc_buf_printf(b, " (at most: %s)", live.approximate);
+		coloc_buf_putc(b, '\n');
 	}
 	pass_live_release(&live);
 }

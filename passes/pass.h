@@ -112,7 +112,7 @@ struct pass_live {
 	unsigned nsites;
 	struct pass_live_reg *regs;       /* live after any barrier, in declaration order */
 	unsigned nregs;
-	bool approximate; /* unknown opcodes or an unknown brx.idx table: more may be listed */
+	const char *approximate; /* why more may be listed than is live (unknown opcodes...), or NULL */
 };
 
 /* Every bar/barrier site of f (not .warp, not .cluster); -1 when out of memory. */

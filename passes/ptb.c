@@ -436,7 +436,7 @@ static const char restart_take[] =
  */
 static const char resume_take[] = "st.shared.u32 [__coloc_rslot], 0;\n";
 static const char resume_pop[] = "fence.acq_rel.gpu;\n"
-				 "setp.ge.u32 __coloc_rq, __coloc_vid, 0x80000000;\n"
+				 "setp.ge.and.u32 __coloc_rq, __coloc_vid, 0x80000000, __coloc_canres;\n"
 				 "and.b32 __coloc_vid, __coloc_vid, 0x7fffffff;\n"
 				 "add.u32 __coloc_t, __coloc_ri, 1;\n"
 				 "selp.u32 __coloc_t, __coloc_t, 0, __coloc_rq;\n"
@@ -531,7 +531,11 @@ static const char resume_push[] = "fence.acq_rel.gpu;\n"
 /*
  * Restoring, after a take that popped a saved block and the usual start of
  * a block: the state comes back (resume.c), the slot is freed, and each
- * thread goes on where it was at the meeting, through unisync's dispatch.
+ * thread goes on where it was at the meeting, through unisync's dispatch,
+ * each warp converged (as at the meeting).  Every launch that shares a
+ * control block must pass the same save area: one without (save 0) that
+ * popped a saved block would run it again from its start and never free its
+ * slot.
  */
 static const char resume_restore[] = "__coloc_restore:\n"
 				     "fence.acq_rel.gpu;\n"
@@ -539,10 +543,10 @@ static const char resume_restore[] = "__coloc_restore:\n"
 				     "%s"
 				     "barrier.sync 0;\n"
 				     "mov.pred __coloc_resuming, 0;\n"
-				     "@!__coloc_leader bra __coloc_dispatch;\n"
-				     "mul.wide.u32 __coloc_ra, __coloc_rs, 4;\n"
-				     "add.s64 __coloc_ra, __coloc_ra, __coloc_savep;\n"
-				     "st.release.gpu.global.u32 [__coloc_ra], 0;\n"
+				     "@__coloc_leader mul.wide.u32 __coloc_ra, __coloc_rs, 4;\n"
+				     "@__coloc_leader add.s64 __coloc_ra, __coloc_ra, __coloc_savep;\n"
+				     "@__coloc_leader st.release.gpu.global.u32 [__coloc_ra], 0;\n"
+				     "bar.warp.sync __coloc_wm;\n"
 				     "bra __coloc_dispatch;\n";
 
 static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)

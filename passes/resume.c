@@ -40,7 +40,9 @@ struct plan {
 	struct shared_var *vars;
 	size_t nvars, cap;
 	uint32_t shared_bytes;
-	bool local; /* .local memory, alloca: state outside registers and shared memory */
+	bool local;          /* .local memory, alloca: state outside registers and shared memory */
+	bool nested_shared;  /* a .shared variable in a { } scope: out of the save code's reach */
+	bool hidden_shared;  /* module-level .shared the kernel does not name (a callee might) */
 };
 
 static bool add_var(struct plan *p, const struct ptx_decl *d, const struct ptx_declarator *dn)
@@ -79,10 +81,10 @@ static bool reserved(const struct ptx_ident *id)
 }
 
 /* The kernel's own .shared variables and .local declarations, at any depth. */
-static bool scan_decls(struct plan *p, const struct ptx_block *b)
+static bool scan_decls(struct plan *p, const struct ptx_block *b, unsigned depth)
 {
 	for (const struct ptx_stmt *s = b->head; s; s = s->next) {
-		if (s->kind == PTX_STMT_BLOCK && !scan_decls(p, &s->u.block))
+		if (s->kind == PTX_STMT_BLOCK && !scan_decls(p, &s->u.block, depth + 1))
 			return false;
 		if (s->kind == PTX_STMT_INSN &&
 		    (s->u.insn.op == PTX_OP_ALLOCA || s->u.insn.op == PTX_OP_STACKSAVE))
@@ -93,6 +95,10 @@ static bool scan_decls(struct plan *p, const struct ptx_block *b)
 			p->local = true;
 		if (!is_shared(s->u.decl))
 			continue;
+		if (depth > 0) {
+			p->nested_shared = true;
+			continue;
+		}
 		for (const struct ptx_declarator *dn = s->u.decl->names; dn; dn = dn->next)
 			if (!reserved(dn->name) && !add_var(p, s->u.decl, dn))
 				return false;
@@ -135,8 +141,11 @@ static bool scan_module(struct plan *p, const struct ptx_module *m, const struct
 		for (const struct ptx_declarator *dn = s->u.decl->names; dn; dn = dn->next) {
 			struct uses u = {.decl = s, .dn = dn};
 
-			if (!reserved(dn->name) && names_var(&f->body, &u) &&
-			    !add_var(p, s->u.decl, dn))
+			if (reserved(dn->name))
+				continue;
+			if (!names_var(&f->body, &u))
+				p->hidden_shared = true;
+			else if (!add_var(p, s->u.decl, dn))
 				return false;
 		}
 	}
@@ -264,11 +273,19 @@ int pass_resume_code(struct pass_ctx *ctx, struct pass_kernel *k, struct coloc_b
 	k->ptb_resume_why = NULL;
 	if (pass_live_across_barriers(ctx->module, k->func, &live) < 0)
 		return -1;
-	if (!scan_decls(&p, &k->func->body) || !scan_module(&p, ctx->module, k->func))
+	if (!scan_decls(&p, &k->func->body, 0) || !scan_module(&p, ctx->module, k->func))
 		goto out;
-	if (p.local) {
-		k->ptb_resume_why = "the kernel keeps state in local memory (.local, alloca), "
-				    "which a save would not carry";
+	if (p.local || p.nested_shared || (p.hidden_shared && k->facts.calls) ||
+	    k->facts.async_proxy) {
+		k->ptb_resume_why =
+			p.local ? "the kernel keeps state in local memory (.local, alloca), which a "
+				  "save would not carry"
+			: p.nested_shared ? "a .shared variable is declared inside a { } scope"
+			: k->facts.async_proxy
+				? "the kernel uses the async proxy (bulk copies, TMA, wgmma), whose "
+				  "operations in flight a save would not wait for"
+				: "a function it calls may use module-level shared memory that the "
+				  "kernel does not name";
 		rc = 0;
 		goto out;
 	}
