@@ -408,6 +408,7 @@ static struct coloc_module *module_new(const char *origin)
 	m->sm = device_sm();
 	m->restart = coloc_cfg.restart;
 	m->read_copy = coloc_cfg.stop_read_copy;
+	m->resume = coloc_cfg.resume;
 	return m;
 }
 

@@ -41,6 +41,8 @@ struct coloc_kernel_info {
 	unsigned nadded[VARIANT_FORMS];
 	bool ptb_global_slots;        /* ptb keeps two words per worker after the control header */
 	bool ptb_restart;             /* ptb gives stopped blocks up (made with --ptb-restart) */
+	uint32_t resume_thread_bytes; /* ptb resumes them (--ptb-resume): its save slot, resume.c */
+	uint32_t resume_shared_bytes;
 	bool fallback_logged;         /* a fallback to the original was logged */
 	/* What the application set on the original, replayed on the variants. */
 	int attr[CU_FUNC_ATTRIBUTE_MAX];
@@ -65,6 +67,7 @@ struct coloc_module {
 	 */
 	bool restart;
 	bool read_copy;       /* COLOC_STOP_READ=copy: with restart, the stop word read by cp.async */
+	bool resume;          /* COLOC_RESUME=1: with restart, variants made with --ptb-resume */
 	char *ptx;            /* the PTX for that device, NUL-terminated, or NULL */
 	size_t ptx_len;
 	char *options;        /* the fatbin entry's ptxas options, or NULL */

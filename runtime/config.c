@@ -30,6 +30,10 @@
  *                            shared memory waited for at the next barrier (copy; sm_80 and
  *                            PTX 7.0 on, kernels without cp.async of their own; their own
  *                            cache entries; docs/passes.md)
+ *   COLOC_RESUME=0|1         1: persistent blocks given up at a stop save their state and
+ *                            are resumed where they stopped (colocc --ptb-resume; their own
+ *                            cache entries; not with COLOC_SHARE; not yet run on a GPU;
+ *                            default 0; docs/passes.md)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
@@ -668,6 +672,11 @@ __attribute__((constructor)) static void coloc_init(void)
 				  "COLOC_RESTART=0: no block is given up, so none reads the stop word "
 				  "at its barriers");
 	}
+	if (read_flag("COLOC_RESUME", &coloc_cfg.resume) < 0)
+		return;
+	if (coloc_cfg.resume && !coloc_cfg.restart)
+		coloc_log(COLOC_LOG_WARN, "COLOC_RESUME=1 does nothing with COLOC_RESTART=0: no block "
+			  "is given up, so none is resumed");
 	if (read_flag("COLOC_STOP_COPY", &coloc_cfg.stop_copy) < 0)
 		return;
 	if (read_flag("COLOC_STOP_BY_END", &coloc_cfg.stop_by_end) < 0)

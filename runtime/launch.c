@@ -196,7 +196,7 @@ static int params_build(struct params *p, const struct launch *l,
 
 /* The values of a persistent launch's own parameters. */
 struct ptb_values {
-	CUdeviceptr control, stop, redo;
+	CUdeviceptr control, stop, redo, save;
 	unsigned park, slot_base, batch;
 };
 
@@ -219,7 +219,7 @@ static void params_add(struct params *p, const struct coloc_kernel_info *k, int 
 		case PASS_PARAM_SLOT_BASE: v = ptb ? ptb->slot_base : 0; break;
 		case PASS_PARAM_BATCH: v = ptb && ptb->batch ? ptb->batch : 1; break;
 		case PASS_PARAM_REDO: v = ptb ? ptb->redo : 0; break;
-		case PASS_PARAM_SAVE: v = 0; break; /* no save area yet: blocks run again */
+		case PASS_PARAM_SAVE: v = ptb ? ptb->save : 0; break;
 		}
 		/* Little-endian: a u32 parameter reads the low half of the slot. */
 		p->added[i] = v;
@@ -482,6 +482,24 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	v.batch = batch;
 	/* A ring too small for the launch's workers and a helper's: no block is given up. */
 	v.redo = 2ull * workers <= COLOC_REDO_ENTRIES ? slot.redo : 0;
+	v.save = 0;
+	/*
+	 * COLOC_RESUME: a save area for the ring's positions (passes/resume.c's
+	 * layout).  Not while narrowings are on: a narrowed helper has fewer
+	 * workers, so its ring positions and slots would not match the launch's
+	 * (docs/passes.md, "Known problem").
+	 */
+	if (v.redo && k->resume_thread_bytes && batch <= 1 && !coloc_share_units()) {
+		uint64_t cap = 2ull * workers;
+		uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
+		uint64_t busy = (4 * cap + 255) / 256 * 256;
+		uint64_t bytes = busy + cap * (k->resume_shared_bytes + threads * k->resume_thread_bytes);
+
+		v.save = coloc_ptb_save_area(&slot, bytes, busy, l->stream, l->flavor);
+		if (!v.save)
+			coloc_log(COLOC_LOG_WARN, "%s: no save area of %llu bytes; its blocks given "
+				  "up run again from their start", k->name, (unsigned long long)bytes);
+	}
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);

@@ -93,6 +93,8 @@ struct record {
 	bool holding;           /* ... and is still at it: the record is not free */
 	bool relaunching;       /* ... and is about to relaunch it: `done` is the last launch's */
 	unsigned stops;         /* stops that found it started and not done */
+	CUdeviceptr save;       /* its save area (COLOC_RESUME), grown as launches need */
+	size_t save_bytes;
 };
 
 /* Part of the control block ring cleared on one stream, handed out to launches on it. */
@@ -560,6 +562,31 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	slot->park = s->seg && !slot->hold ? 1 : 0; /* without a watcher, nobody would resume it */
 	slot->links = s->seg ? s->links : 0;
 	return 0;
+}
+
+CUdeviceptr coloc_ptb_save_area(const struct coloc_ptb_slot *slot, size_t bytes, size_t busy_bytes,
+				CUstream stream, enum coloc_stream_flavor flavor)
+{
+	struct ctx_state *s = slot->state;
+	struct record *r = &s->rec[slot->record];
+	CUresult rc;
+
+	/* The record's last kernel is complete: its area can be replaced. */
+	if (r->save_bytes < bytes) {
+		if (r->save)
+			REAL(cuMemFree_v2)(r->save);
+		r->save_bytes = 0;
+		if (REAL(cuMemAlloc_v2)(&r->save, bytes) != CUDA_SUCCESS) {
+			r->save = 0;
+			return 0;
+		}
+		r->save_bytes = bytes;
+	}
+	/* The busy words, before the kernel on its stream (the layout moves with the workers). */
+	rc = flavor == STREAM_PTDS
+		     ? REAL(cuMemsetD32Async_ptsz)(r->save, 0, (unsigned)(busy_bytes / 4), stream)
+		     : REAL(cuMemsetD32Async)(r->save, 0, (unsigned)(busy_bytes / 4), stream);
+	return rc == CUDA_SUCCESS ? r->save : 0;
 }
 
 CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done)

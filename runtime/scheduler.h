@@ -183,6 +183,14 @@ struct coloc_ptb_slot {
 	bool hold;
 };
 
+/*
+ * COLOC_RESUME: the launch's save area (passes/resume.c), at least `bytes`,
+ * its first `busy_bytes` zeroed on `stream`; kept with the control block's
+ * record for later launches.  0 when it cannot be had.
+ */
+CUdeviceptr coloc_ptb_save_area(const struct coloc_ptb_slot *slot, size_t bytes, size_t busy_bytes,
+				CUstream stream, enum coloc_stream_flavor flavor);
+
 /* Blocks a launch's redo ring holds: twice its workers (its own and a helper's) at most. */
 #define COLOC_REDO_ENTRIES 4096u
 

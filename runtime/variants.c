@@ -84,6 +84,8 @@ static int kernel_info_fill(struct coloc_kernel_info *ki, const struct pass_kern
 	ki->nparams = n;
 	ki->ptb_global_slots = k->ptb_global_slots;
 	ki->ptb_restart = k->ptb_restart;
+	ki->resume_thread_bytes = k->ptb_resume ? k->resume_thread_bytes : 0;
+	ki->resume_shared_bytes = k->ptb_resume ? k->resume_shared_bytes : 0;
 	ki->param_size = calloc(n + 1, sizeof(uint32_t));
 	ki->param_align = calloc(n + 1, sizeof(uint32_t));
 	if (!ki->name || !ki->param_size || !ki->param_align)
@@ -133,6 +135,7 @@ static int transform(struct coloc_module *m)
 	pctx.verify_each = 0;
 	pctx.ptb_restart = m->restart;
 	pctx.ptb_read_copy = m->restart && m->read_copy;
+	pctx.ptb_resume = m->restart && m->resume;
 	pm = ptx_parse(m->ptx, m->ptx_len, m->origin, &diag);
 	if (!pm) {
 		fail(m, "colocc could not parse its PTX%s (COLOC_LOG=debug shows why)", "");
@@ -198,7 +201,7 @@ static void key_for(const struct coloc_module *m, char variant, char key[65])
 	struct coloc_target t = { .sm = m->sm, .variant = variant };
 
 	coloc_cache_key_passes(&t, m->options, m->options_len,
-			       pass_cache_options(m->restart, m->read_copy, false), m->ptx, m->ptx_len, key);
+			       pass_cache_options(m->restart, m->read_copy, m->restart && m->resume), m->ptx, m->ptx_len, key);
 }
 
 /* Whether directory `dir` (`len` bytes of it) holds the entry `key`; `path` gets its cubin's path. */
@@ -253,17 +256,29 @@ static bool module_restart(struct coloc_module *m)
 	 * to read by load: compiled here as asked, rather than taking an AOT
 	 * entry made without --ptb-restart that may sit beside them.
 	 */
-	if (m->read_copy) {
-		m->read_copy = false;
-		for (int v = 0; v < nvariants && !found; v++) {
-			key_for(m, variants[v], key);
-			found = entry_in(coloc_cfg.aot_dirs, key, path);
-		}
-		m->read_copy = true;
+	if (m->read_copy || m->resume) {
+		bool copy = m->read_copy, resume = m->resume;
+
+		/* Restart variants made without one or both of the options asked. */
+		for (int c = 0; c <= copy && !found; c++)
+			for (int r = 0; r <= resume && !found; r++) {
+				m->read_copy = c;
+				m->resume = r;
+				if (c == copy && r == resume)
+					continue;
+				for (int v = 0; v < nvariants && !found; v++) {
+					key_for(m, variants[v], key);
+					found = entry_in(coloc_cfg.aot_dirs, key, path);
+				}
+			}
+		m->read_copy = copy;
+		m->resume = resume;
 		if (found) {
-			coloc_log(COLOC_LOG_INFO, "%s: an AOT cache has variants made without "
-				  "--ptb-stop-read=copy; compiled here with COLOC_STOP_READ=copy",
-				  m->origin);
+			coloc_log(COLOC_LOG_INFO, "%s: an AOT cache has variants made without %s%s%s; "
+				  "compiled here with %s%s%s", m->origin,
+				  copy ? "--ptb-stop-read=copy" : "", copy && resume ? " or " : "",
+				  resume ? "--ptb-resume" : "", copy ? "COLOC_STOP_READ=copy" : "",
+				  copy && resume ? " and " : "", resume ? "COLOC_RESUME=1" : "");
 			return true;
 		}
 	}

@@ -4,7 +4,8 @@
  * (`__coloc_ptb_K`, whose last parameters are grid_x, grid_y, grid_z, park,
  * slot_base, batch, a pointer to the control block {u32 next; u32 done; u32
  * redo head; u32 redo tail}, a pointer to the stop record {u32 word; u32
- * pad; u64 host} and a pointer to the redo ring, docs/passes.md) takes virtual
+ * pad; u64 host}, a pointer to the redo ring and, made with --ptb-resume, a
+ * pointer to a save area, docs/passes.md) takes virtual
  * blocks off `next`, counting each in `done`, until the word is set or the
  * grid is done.  A word above 1 narrows instead of stopping, to a share
  * of the SMs the fake does not have: a launch with a parker goes on as if
@@ -1148,6 +1149,19 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 
 	uint64_t redo;
 
+	/*
+	 * Variants made with --ptb-resume take a save area last (an 8-byte
+	 * parameter after redo): the others are read as before it.  The fake
+	 * gives no block up, so the area is only checked to be device memory.
+	 */
+	if (n >= 10 && k->params[n - 1].size == 8 && k->params[n - 2].size == 8 &&
+	    k->params[n - 3].size == 8 && k->params[n - 4].size == 8 && k->params[n - 5].size == 4) {
+		uint64_t save = le_load(values[n - 1], 8);
+
+		if (save && !fake_dev_range(save, 4))
+			return CUDA_ERROR_LAUNCH_FAILED;
+		n--;
+	}
 	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 9 ||
 	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 8 ||
 	    k->params[n - 4].size != 4 || k->params[n - 5].size != 4 || k->params[n - 6].size != 4)
