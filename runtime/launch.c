@@ -468,6 +468,22 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	 */
 	if (coloc_ptb_holds())
 		fence_slot = coloc_hold_register(l->stream, l->flavor);
+	/*
+	 * COLOC_RESUME: a save area for the ring's positions (passes/resume.c's
+	 * layout), where the launch has a ring.  Not while narrowings are on: a
+	 * narrowed helper has fewer workers, so its ring positions and slots
+	 * would not match the launch's (docs/passes.md, "Known problem").
+	 */
+	slot.save_bytes = slot.save_busy = 0;
+	if (k->resume_thread_bytes && coloc_cfg.restart && batch <= 1 &&
+	    2ull * workers <= COLOC_REDO_ENTRIES && !coloc_share_units()) {
+		uint64_t cap = 2ull * workers;
+		uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
+
+		slot.save_busy = (size_t)((4 * cap + 255) / 256 * 256);
+		slot.save_bytes = slot.save_busy +
+				  (size_t)(cap * (k->resume_shared_bytes + threads * k->resume_thread_bytes));
+	}
 	if (coloc_ptb_begin(&slot, l->stream, l->flavor,
 			    16 + (k->ptb_global_slots ? 16 * (size_t)workers : 0), why) < 0) {
 		coloc_hold_unregister(fence_slot);
@@ -482,24 +498,10 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	v.batch = batch;
 	/* A ring too small for the launch's workers and a helper's: no block is given up. */
 	v.redo = 2ull * workers <= COLOC_REDO_ENTRIES ? slot.redo : 0;
-	v.save = 0;
-	/*
-	 * COLOC_RESUME: a save area for the ring's positions (passes/resume.c's
-	 * layout).  Not while narrowings are on: a narrowed helper has fewer
-	 * workers, so its ring positions and slots would not match the launch's
-	 * (docs/passes.md, "Known problem").
-	 */
-	if (v.redo && k->resume_thread_bytes && batch <= 1 && !coloc_share_units()) {
-		uint64_t cap = 2ull * workers;
-		uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
-		uint64_t busy = (4 * cap + 255) / 256 * 256;
-		uint64_t bytes = busy + cap * (k->resume_shared_bytes + threads * k->resume_thread_bytes);
-
-		v.save = coloc_ptb_save_area(&slot, bytes, busy, l->stream, l->flavor);
-		if (!v.save)
-			coloc_log(COLOC_LOG_WARN, "%s: no save area of %llu bytes; its blocks given "
-				  "up run again from their start", k->name, (unsigned long long)bytes);
-	}
+	v.save = v.redo ? slot.save : 0;
+	if (slot.save_bytes && v.redo && !v.save)
+		coloc_log(COLOC_LOG_DEBUG, "%s: no save area of %zu bytes free; its blocks given up "
+			  "run again from their start", k->name, slot.save_bytes);
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);

@@ -93,8 +93,20 @@ struct record {
 	bool holding;           /* ... and is still at it: the record is not free */
 	bool relaunching;       /* ... and is about to relaunch it: `done` is the last launch's */
 	unsigned stops;         /* stops that found it started and not done */
-	CUdeviceptr save;       /* its save area (COLOC_RESUME), grown as launches need */
-	size_t save_bytes;
+};
+
+/*
+ * COLOC_RESUME's save areas (passes/resume.c): a few per context, each lent
+ * to one launch at a time (its record's), reused once that record is
+ * complete and grown when a launch needs more.  Bounded, so that memory
+ * does not grow with the records; a launch that finds none free gives its
+ * blocks up to run again.
+ */
+#define SAVE_AREAS 8
+struct save_area {
+	CUdeviceptr ptr;
+	size_t bytes;
+	unsigned owner; /* the record that holds it, + 1; 0: none */
 };
 
 /* Part of the control block ring cleared on one stream, handed out to launches on it. */
@@ -162,6 +174,9 @@ struct ctx_state {
 	struct record rec[RECORDS];
 	unsigned rec_next;
 	uint64_t seq;
+	struct save_area save[SAVE_AREAS];
+	CUdeviceptr retired[SAVE_AREAS]; /* areas replaced by larger ones, freed unlocked */
+	unsigned nretired;
 };
 
 static struct {
@@ -508,6 +523,53 @@ static int64_t control_take(struct ctx_state *s, uint64_t size, CUstream stream,
 	return (int64_t)off;
 }
 
+/*
+ * A save area of `bytes` for record r's launch, its first `busy` bytes
+ * zeroed on the launch's stream, or 0.  Under the context's lock, before
+ * the launch's `pre` event (helpers wait for that): cuMemAlloc does not
+ * wait for the device; an area it replaces is freed by coloc_ptb_end,
+ * outside the lock, since cuMemFree may.
+ */
+static CUdeviceptr save_take(struct ctx_state *s, const struct record *r, size_t bytes, size_t busy,
+			     CUstream stream, enum coloc_stream_flavor flavor)
+{
+	struct save_area *a = NULL;
+	CUresult rc;
+
+	for (unsigned i = 0; i < SAVE_AREAS; i++) {
+		struct save_area *c = &s->save[i];
+
+		if (c->owner && !record_complete(&s->rec[c->owner - 1]))
+			continue;
+		if (!a || (c->bytes >= bytes && a->bytes < bytes) ||
+		    (c->bytes >= bytes && c->bytes < a->bytes))
+			a = c;
+	}
+	if (!a)
+		return 0;
+	if (a->bytes < bytes) {
+		if (a->ptr && s->nretired == SAVE_AREAS)
+			return 0;
+		if (a->ptr)
+			s->retired[s->nretired++] = a->ptr;
+		a->ptr = 0;
+		a->bytes = 0;
+		a->owner = 0;
+		if (REAL(cuMemAlloc_v2)(&a->ptr, bytes) != CUDA_SUCCESS) {
+			a->ptr = 0;
+			return 0;
+		}
+		a->bytes = bytes;
+	}
+	/* The busy words: the layout moves with the launch's workers. */
+	rc = flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(a->ptr, 0, (unsigned)(busy / 4), stream)
+				   : REAL(cuMemsetD32Async)(a->ptr, 0, (unsigned)(busy / 4), stream);
+	if (rc != CUDA_SUCCESS)
+		return 0;
+	a->owner = (unsigned)(r - s->rec) + 1;
+	return a->ptr;
+}
+
 int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_stream_flavor flavor,
 		    size_t control_bytes, const char **why)
 {
@@ -538,6 +600,9 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 		return -1;
 	}
 	off = control_take(s, size, stream, flavor, why);
+	slot->save = off >= 0 && slot->save_bytes
+			     ? save_take(s, r, slot->save_bytes, slot->save_busy, stream, flavor)
+			     : 0;
 	if (off >= 0 && event_record(r->pre, stream, flavor) != CUDA_SUCCESS) {
 		*why = "its control block could not be cleared";
 		off = -1;
@@ -562,31 +627,6 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	slot->park = s->seg && !slot->hold ? 1 : 0; /* without a watcher, nobody would resume it */
 	slot->links = s->seg ? s->links : 0;
 	return 0;
-}
-
-CUdeviceptr coloc_ptb_save_area(const struct coloc_ptb_slot *slot, size_t bytes, size_t busy_bytes,
-				CUstream stream, enum coloc_stream_flavor flavor)
-{
-	struct ctx_state *s = slot->state;
-	struct record *r = &s->rec[slot->record];
-	CUresult rc;
-
-	/* The record's last kernel is complete: its area can be replaced. */
-	if (r->save_bytes < bytes) {
-		if (r->save)
-			REAL(cuMemFree_v2)(r->save);
-		r->save_bytes = 0;
-		if (REAL(cuMemAlloc_v2)(&r->save, bytes) != CUDA_SUCCESS) {
-			r->save = 0;
-			return 0;
-		}
-		r->save_bytes = bytes;
-	}
-	/* The busy words, before the kernel on its stream (the layout moves with the workers). */
-	rc = flavor == STREAM_PTDS
-		     ? REAL(cuMemsetD32Async_ptsz)(r->save, 0, (unsigned)(busy_bytes / 4), stream)
-		     : REAL(cuMemsetD32Async)(r->save, 0, (unsigned)(busy_bytes / 4), stream);
-	return rc == CUDA_SUCCESS ? r->save : 0;
 }
 
 CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done)
@@ -718,7 +758,17 @@ void coloc_ptb_end(struct coloc_ptb_slot *slot, bool launched, CUstream stream,
 				  "if it is stopped, its stream waits for nothing");
 		s->rec_next = (unsigned)(slot->record + 1) % RECORDS;
 	}
-	pthread_mutex_unlock(&s->lock);
+	{
+		CUdeviceptr retired[SAVE_AREAS];
+		unsigned n = s->nretired;
+
+		memcpy(retired, s->retired, n * sizeof(retired[0]));
+		s->nretired = 0;
+		pthread_mutex_unlock(&s->lock);
+		/* Each was lent to a launch whose record is complete. */
+		for (unsigned i = 0; i < n; i++)
+			REAL(cuMemFree_v2)(retired[i]);
+	}
 }
 
 bool coloc_ptb_narrowable(void)

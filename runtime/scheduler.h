@@ -166,6 +166,13 @@ struct coloc_ptb_slot {
 	CUdeviceptr stop;     /* the context's stop word */
 	unsigned park;        /* the launch's park parameter: 1 when a watcher can resume it */
 	struct coloc_turn_ref turns; /* set by the caller before coloc_ptb_end */
+	/*
+	 * COLOC_RESUME: set by the caller before coloc_ptb_begin, the save area
+	 * the launch needs (0: none) and its busy words' bytes; `save` is the
+	 * area it got, busy words zeroed on the stream, or 0.
+	 */
+	size_t save_bytes, save_busy;
+	CUdeviceptr save;
 	CUdeviceptr redo;     /* the launch's redo ring, COLOC_REDO_ENTRIES words, zeroed;
 				 0 without COLOC_RESTART */
 	/*
@@ -182,14 +189,6 @@ struct coloc_ptb_slot {
 	 */
 	bool hold;
 };
-
-/*
- * COLOC_RESUME: the launch's save area (passes/resume.c), at least `bytes`,
- * its first `busy_bytes` zeroed on `stream`; kept with the control block's
- * record for later launches.  0 when it cannot be had.
- */
-CUdeviceptr coloc_ptb_save_area(const struct coloc_ptb_slot *slot, size_t bytes, size_t busy_bytes,
-				CUstream stream, enum coloc_stream_flavor flavor);
 
 /* Blocks a launch's redo ring holds: twice its workers (its own and a helper's) at most. */
 #define COLOC_REDO_ENTRIES 4096u

@@ -1154,7 +1154,8 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	 * parameter after redo): the others are read as before it.  The fake
 	 * gives no block up, so the area is only checked to be device memory.
 	 */
-	if (n >= 10 && k->params[n - 1].size == 8 && k->params[n - 2].size == 8 &&
+	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) == 0 && n >= 10 &&
+	    k->params[n - 1].size == 8 && k->params[n - 2].size == 8 &&
 	    k->params[n - 3].size == 8 && k->params[n - 4].size == 8 && k->params[n - 5].size == 4) {
 		uint64_t save = le_load(values[n - 1], 8);
 
