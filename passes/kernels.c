@@ -38,6 +38,23 @@ void pass_ctx_init(struct pass_ctx *ctx, struct coloc_diag *diag)
 	ctx->diag = diag;
 }
 
+bool pass_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
 void pass_expr_names(const struct ptx_expr *e, void (*fn)(const struct ptx_expr *name, void *arg),
 		     void *arg)
 {

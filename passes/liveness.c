@@ -78,23 +78,6 @@ struct flow {
 	const char *approximate; /* why the sets may hold more than is live, or NULL */
 };
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return true;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * elem);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
-
 static struct reg_info reg_type(const struct ptx_decl *d, unsigned depth)
 {
 	uint32_t size = 4;
@@ -177,7 +160,7 @@ static bool scalar_add(struct flow *fl, const struct ptx_ident *id, struct reg_i
 		}
 	r->keys[i] = id;
 	r->vals[i] = r->n;
-	if (!grow((void **)&r->info, &r->cap_info, r->n + 1, sizeof(*r->info)))
+	if (!pass_grow((void **)&r->info, &r->cap_info, r->n + 1, sizeof(*r->info)))
 		return false;
 	r->info[r->n++] = info;
 	return true;
@@ -232,9 +215,9 @@ static bool declare(struct flow *fl, const struct ptx_decl *d, unsigned depth)
 				fl->r.info[o->base + x].shadowed = true;
 			}
 		}
-		if (!grow((void **)&fl->r.ranges, &fl->r.cap_ranges, fl->r.nranges + 1,
+		if (!pass_grow((void **)&fl->r.ranges, &fl->r.cap_ranges, fl->r.nranges + 1,
 			  sizeof(*fl->r.ranges)) ||
-		    !grow((void **)&fl->r.info, &fl->r.cap_info, fl->r.n + (size_t)dn->range,
+		    !pass_grow((void **)&fl->r.info, &fl->r.cap_info, fl->r.n + (size_t)dn->range,
 			  sizeof(*fl->r.info)))
 			return false;
 		fl->r.ranges[fl->r.nranges++] = (struct reg_range){
@@ -259,20 +242,20 @@ static bool collect(struct flow *fl, const struct ptx_block *b, unsigned depth)
 				return false;
 			break;
 		case PTX_STMT_LABEL:
-			if (!grow((void **)&fl->labels, &fl->cap_labels, fl->nlabels + 1,
+			if (!pass_grow((void **)&fl->labels, &fl->cap_labels, fl->nlabels + 1,
 				  sizeof(*fl->labels)))
 				return false;
 			fl->labels[fl->nlabels++] =
 				(struct label_slot){.label = s->u.label, .insn = (uint32_t)fl->ninsns};
 			break;
 		case PTX_STMT_BRANCHTARGETS:
-			if (!grow((void **)&fl->tables, &fl->cap_tables, fl->ntables + 1,
+			if (!pass_grow((void **)&fl->tables, &fl->cap_tables, fl->ntables + 1,
 				  sizeof(*fl->tables)))
 				return false;
 			fl->tables[fl->ntables++] = s;
 			break;
 		case PTX_STMT_INSN:
-			if (!grow((void **)&fl->insns, &fl->cap_insns, fl->ninsns + 1,
+			if (!pass_grow((void **)&fl->insns, &fl->cap_insns, fl->ninsns + 1,
 				  sizeof(*fl->insns)))
 				return false;
 			fl->insns[fl->ninsns++] = s;
@@ -435,7 +418,7 @@ static bool add_succ(struct bb *b, uint32_t s)
 	for (uint32_t i = 0; i < b->nsucc; i++)
 		if (b->succ[i] == s)
 			return true;
-	if (!grow((void **)&b->succ, &cap, b->nsucc + 1, sizeof(*b->succ)))
+	if (!pass_grow((void **)&b->succ, &cap, b->nsucc + 1, sizeof(*b->succ)))
 		return false;
 	b->cap = (uint32_t)cap;
 	b->succ[b->nsucc++] = s;
@@ -494,7 +477,7 @@ static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_o
 		memcpy(live, b->out, fl->words * sizeof(*live));
 		for (size_t j = b->last; j > i; j--)
 			step_back(fl, &fl->insns[j]->u.insn, live, scratch);
-		if (!grow((void **)&out->sites, &cap, out->nsites + 1, sizeof(*out->sites)))
+		if (!pass_grow((void **)&out->sites, &cap, out->nsites + 1, sizeof(*out->sites)))
 			goto done;
 		site = &out->sites[out->nsites++];
 		memset(site, 0, sizeof(*site));

@@ -168,6 +168,9 @@ const char *pass_cache_options(bool ptb_restart, bool ptb_read_copy, bool ptb_re
 int pass_resume_code(struct pass_ctx *ctx, struct pass_kernel *k, struct coloc_buf *save,
 		     struct coloc_buf *restore);
 
+/* Makes *p (of *cap elements of elem bytes) hold at least need, doubling; false when out of memory. */
+bool pass_grow(void **p, size_t *cap, size_t need, size_t elem);
+
 /* Calls fn on every name an operand expression holds, nested lists and operators included. */
 void pass_expr_names(const struct ptx_expr *e, void (*fn)(const struct ptx_expr *name, void *arg),
 		     void *arg);

@@ -56,15 +56,8 @@ static bool add_var(struct plan *p, const struct ptx_decl *d, const struct ptx_d
 	for (size_t i = 0; i < p->nvars; i++)
 		if (p->vars[i].name == dn->name)
 			return true;
-	if (p->nvars == p->cap) {
-		size_t c = p->cap ? p->cap * 2 : 8;
-		struct shared_var *v = realloc(p->vars, c * sizeof(*v));
-
-		if (!v)
-			return false;
-		p->vars = v;
-		p->cap = c;
-	}
+	if (!pass_grow((void **)&p->vars, &p->cap, p->nvars + 1, sizeof(*p->vars)))
+		return false;
 	p->vars[p->nvars++] = (struct shared_var){.name = dn->name, .size = size, .align = align};
 	return true;
 }
