@@ -370,6 +370,301 @@ static void step_back(struct flow *fl, const struct ptx_insn *in, uint64_t *live
 		set_bit(live, reg_index(&fl->r, in->guard));
 }
 
+/* ------------------------------------------------------------- prefix */
+
+static long label_insn(const struct flow *fl, const struct ptx_ident *label);
+
+/*
+ * The kernel's pure prefix: its first instructions, up to the first label,
+ * { } scope, or instruction that is not a pure function of the block's
+ * identity, the kernel's parameters and what the prefix computed before it.
+ * A resumed block runs it again (ptb.c puts the restore after it), so a
+ * register that only the prefix writes needs no saving: its value there is
+ * the value it had.  Besides the bytes saved, ptxas can then keep such values
+ * (addresses from parameters, thread indices) as it would without the restore
+ * path: a register loaded back from the save area is one more value it must
+ * hold in a register wherever the block can resume.
+ *
+ * Run again without effect: loads (the registers they write are saved) and
+ * stores to the block's shared variables (restored after the prefix), both
+ * at pure addresses under pure guards.
+ *
+ * Pure: integer, floating-point, logic, comparison, selection, mov, cvt and
+ * cvta; loads from .param and .const; special registers that name the thread
+ * and the block (%tid, %ntid, %laneid, %lanemask_*, %ctaid, %nctaid, the
+ * shared memory sizes).  Not pure: any other load, anything that writes
+ * memory, warp-wide operations, %smid, %clock and the like, addc/subc/madc
+ * (the carry is state outside the registers).
+ */
+static void check_sreg(const struct ptx_expr *e, void *arg)
+{
+	bool *pure = arg;
+
+	if (e->u.name.id->kind != PTX_IDENT_SREG)
+		return;
+	switch (e->u.name.id->code) {
+	case PTX_SREG_TID:
+	case PTX_SREG_NTID:
+	case PTX_SREG_LANEID:
+	case PTX_SREG_CTAID:
+	case PTX_SREG_NCTAID:
+	case PTX_SREG_LANEMASK_EQ:
+	case PTX_SREG_LANEMASK_LE:
+	case PTX_SREG_LANEMASK_LT:
+	case PTX_SREG_LANEMASK_GE:
+	case PTX_SREG_LANEMASK_GT:
+	case PTX_SREG_TOTAL_SMEM_SIZE:
+	case PTX_SREG_DYNAMIC_SMEM_SIZE:
+		return;
+	default:
+		*pure = false;
+	}
+}
+
+enum prefix_class {
+	PREFIX_STOP,     /* ends the prefix: writes memory, synchronizes, calls... */
+	PREFIX_PURE,     /* its result is a function of its inputs */
+	PREFIX_HARMLESS, /* runs again without effect, but its result may differ */
+};
+
+static enum prefix_class classify(const struct ptx_insn *in)
+{
+	bool pure = true;
+
+	switch (in->op) {
+	case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD:
+	case PTX_OP_MUL24: case PTX_OP_MAD24: case PTX_OP_SAD: case PTX_OP_DIV:
+	case PTX_OP_REM: case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN:
+	case PTX_OP_MAX: case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BFIND:
+	case PTX_OP_FNS: case PTX_OP_BREV: case PTX_OP_BFE: case PTX_OP_BFI:
+	case PTX_OP_BMSK: case PTX_OP_SZEXT: case PTX_OP_DP4A: case PTX_OP_DP2A:
+	case PTX_OP_TESTP: case PTX_OP_COPYSIGN: case PTX_OP_RCP: case PTX_OP_SQRT:
+	case PTX_OP_RSQRT: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_LG2:
+	case PTX_OP_EX2: case PTX_OP_TANH: case PTX_OP_FMA: case PTX_OP_SET:
+	case PTX_OP_SETP: case PTX_OP_SELP: case PTX_OP_SLCT: case PTX_OP_AND:
+	case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT:
+	case PTX_OP_LOP3: case PTX_OP_SHF: case PTX_OP_SHL: case PTX_OP_SHR:
+	case PTX_OP_MOV: case PTX_OP_PRMT: case PTX_OP_CVTA: case PTX_OP_CVT:
+		break;
+	case PTX_OP_LD:
+	case PTX_OP_LDU:
+		if (ptx_insn_has_mod(in, ".volatile") || ptx_insn_has_mod(in, ".local"))
+			return PREFIX_STOP;
+		if (!ptx_insn_has_mod(in, ".param") && !ptx_insn_has_mod(in, ".const"))
+			return PREFIX_HARMLESS;
+		break;
+	default:
+		return PREFIX_STOP;
+	}
+	for (const struct ptx_expr *x = in->operands; x && pure; x = x->next)
+		pass_expr_names(x, check_sreg, &pure);
+	return pure ? PREFIX_PURE : PREFIX_HARMLESS;
+}
+
+/*
+ * Registers an instruction may write, for the instructions after the
+ * prefix: exactly its destination where the opcode has one there, none for
+ * those that write no register or write memory there (an address first), and
+ * every register it names otherwise (calls, unknown opcodes).
+ */
+static void may_write(const struct flow *fl, const struct ptx_insn *in, uint64_t *def)
+{
+	switch (in->op) {
+	case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_RET: case PTX_OP_EXIT:
+	case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_TRAP:
+	case PTX_OP_SETMAXNREG: case PTX_OP_STACKRESTORE:
+		return;
+	case PTX_OP_BAR:
+	case PTX_OP_BARRIER:
+		if (!ptx_insn_has_mod(in, ".red"))
+			return;
+		break;
+	default:
+		break;
+	}
+	if (writes_first(in) && in->operands) {
+		if (in->operands->kind == PTX_EXPR_ADDR) /* st, red, cp.async: memory */
+			return;
+		if (write_target(&fl->r, in->operands, def))
+			return;
+		reads(&fl->r, in->operands, def); /* a form not understood: all it names */
+		return;
+	}
+	for (const struct ptx_expr *x = in->operands; x; x = x->next)
+		reads(&fl->r, x, def);
+}
+
+/* A forward branch of the prefix not yet joined: where to, and whether its guard is pure. */
+struct pending {
+	long target;
+	bool pure;
+};
+
+/*
+ * The prefix: from the kernel's start, statements at its top level that do
+ * nothing a second run could tell (classify), with forward branches among
+ * them (an if without a loop), up to the first loop header (a label a later
+ * branch goes back to), the first instruction that ends it, or the first
+ * load whose address is not pure.  Its length is in instructions, and ends
+ * where no forward branch is pending, so that every path comes through the
+ * restore placed there.  In `only` the registers whose every write is in it,
+ * pure, from pure inputs, under guards and branches that are pure: run
+ * again, the block takes the same path through the prefix and computes the
+ * same values (where a path leaves a register unwritten, the original read
+ * of it would be of an undefined value).  A load under a guard or branch
+ * that is not pure ends it: run again, it might take a path the block never
+ * took, to an address it never read.
+ */
+static size_t pure_prefix(const struct flow *fl, const struct ptx_func *f, uint64_t *only,
+			  uint64_t *scratch, bool *before_label, bool *writes_shared)
+{
+	struct pending *pend = NULL;
+	size_t npend = 0, cap = 0, k = 0, clean = 0, i, w;
+	bool shared_at_clean = false;
+	uint64_t *at_clean = calloc(fl->words ? fl->words : 1, sizeof(*at_clean));
+	bool *header = calloc(fl->ninsns + 1, sizeof(*header));
+
+	if (!at_clean || !header)
+		goto done;
+	/* Loop headers: labels a branch at or after them goes to; brx tables' labels. */
+	for (i = 0; i < fl->ninsns; i++) {
+		const struct ptx_insn *in = &fl->insns[i]->u.insn;
+		long t;
+
+		if (in->op != PTX_OP_BRA || !in->operands || in->operands->kind != PTX_EXPR_NAME)
+			continue;
+		t = label_insn(fl, in->operands->u.name.id);
+		if (t >= 0 && (size_t)t <= i)
+			header[t] = true;
+	}
+	for (i = 0; i < fl->ntables; i++)
+		for (const struct ptx_expr *a = fl->tables[i]->u.dir.args; a; a = a->next) {
+			long t = a->kind == PTX_EXPR_NAME ? label_insn(fl, a->u.name.id) : -1;
+
+			if (t >= 0)
+				header[t] = true;
+		}
+	for (const struct ptx_stmt *s = f->body.head; s; s = s->next) {
+		const struct ptx_insn *in;
+		const struct ptx_expr *src;
+		enum prefix_class cls;
+		bool inputs = true, guard_pure, branches_pure = true;
+		size_t j, kept;
+
+		if (s->kind == PTX_STMT_DECL || s->kind == PTX_STMT_LOC)
+			continue;
+		if (s->kind == PTX_STMT_LABEL) {
+			long t = label_insn(fl, s->u.label);
+
+			if (t < 0 || header[t]) {
+				/* A loop's head: the restore can go just before it if nothing is pending. */
+				if (!npend && k > clean) {
+					clean = k;
+					memcpy(at_clean, only, fl->words * sizeof(*only));
+					*before_label = true;
+					shared_at_clean = *writes_shared;
+				}
+				break;
+			}
+			continue;
+		}
+		if (s->kind != PTX_STMT_INSN || k >= fl->ninsns || fl->insns[k] != s)
+			break;
+		/* Branches that join here are done; with none pending, every path is here. */
+		for (j = kept = 0; j < npend; j++)
+			if (pend[j].target > (long)k)
+				pend[kept++] = pend[j];
+		npend = kept;
+		if (!npend) {
+			clean = k;
+			memcpy(at_clean, only, fl->words * sizeof(*only));
+			*before_label = false;
+			shared_at_clean = *writes_shared;
+		}
+		for (j = 0; j < npend; j++)
+			branches_pure &= pend[j].pure;
+		in = &s->u.insn;
+		guard_pure = !in->guard || (only[reg_index(&fl->r, in->guard) / 64] >>
+					    (reg_index(&fl->r, in->guard) % 64) & 1);
+		if (in->op == PTX_OP_BRA) {
+			long t = in->operands && in->operands->kind == PTX_EXPR_NAME
+					 ? label_insn(fl, in->operands->u.name.id)
+					 : -1;
+
+			if (t <= (long)k ||
+			    !pass_grow((void **)&pend, &cap, npend + 1, sizeof(*pend)))
+				break;
+			pend[npend++] = (struct pending){.target = t, .pure = guard_pure};
+			k++;
+			continue;
+		}
+		/*
+		 * A store to shared memory runs again harmlessly: the restore writes
+		 * the block's shared variables over it (after a barrier, so that no
+		 * thread's store lands on restored data).  At the address it had.
+		 */
+		if (in->op == PTX_OP_ST && ptx_insn_has_mod(in, ".shared") &&
+		    !ptx_insn_has_mod(in, ".shared::cluster") && !ptx_insn_has_mod(in, ".volatile") &&
+		    in->operands && in->operands->kind == PTX_EXPR_ADDR) {
+			memset(scratch, 0, fl->words * sizeof(*scratch));
+			reads(&fl->r, in->operands, scratch);
+			for (w = 0; w < fl->words; w++)
+				if (scratch[w] & ~only[w])
+					inputs = false;
+			if (!inputs || !guard_pure || !branches_pure)
+				break;
+			*writes_shared = true;
+			k++;
+			continue;
+		}
+		cls = classify(in);
+		if (cls == PREFIX_STOP || !in->operands || !writes_first(in))
+			break;
+		memset(scratch, 0, fl->words * sizeof(*scratch));
+		for (src = in->operands->next; src; src = src->next)
+			reads(&fl->r, src, scratch);
+		for (w = 0; w < fl->words; w++)
+			if (scratch[w] & ~only[w])
+				inputs = false;
+		/* A load runs again only where it ran before, at the address it had. */
+		if ((in->op == PTX_OP_LD || in->op == PTX_OP_LDU) &&
+		    (!inputs || !guard_pure || !branches_pure))
+			break;
+		memset(scratch, 0, fl->words * sizeof(*scratch));
+		if (!write_target(&fl->r, in->operands, scratch))
+			break;
+		for (w = 0; w < fl->words; w++) {
+			if (cls == PREFIX_PURE && inputs && guard_pure && branches_pure)
+				only[w] |= scratch[w];
+			else
+				only[w] &= ~scratch[w];
+		}
+		k++;
+	}
+	memcpy(only, at_clean, fl->words * sizeof(*only));
+	*writes_shared = shared_at_clean;
+	/* Written again after it, or a name for several registers: saved. */
+	for (i = clean; i < fl->ninsns; i++) {
+		memset(scratch, 0, fl->words * sizeof(*scratch));
+		may_write(fl, &fl->insns[i]->u.insn, scratch);
+		for (w = 0; w < fl->words; w++)
+			only[w] &= ~scratch[w];
+	}
+	for (w = 0; w < fl->words; w++)
+		only[w] &= ~fl->shadowed[w];
+done:
+	if (!at_clean || !header) {
+		memset(only, 0, fl->words * sizeof(*only)); /* out of memory: save everything */
+		clean = 0;
+		*before_label = false;
+		*writes_shared = false;
+	}
+	free(pend);
+	free(at_clean);
+	free(header);
+	return clean;
+}
+
 /* ------------------------------------------------------------- blocks */
 
 static int label_cmp(const void *a, const void *b)
@@ -458,7 +753,7 @@ static const struct ptx_ident *reg_name(struct flow *fl, uint32_t i)
 }
 
 static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_of,
-		  struct pass_live *out)
+		  const uint64_t *only, struct pass_live *out)
 {
 	uint64_t *live = calloc(fl->words ? fl->words : 1, sizeof(*live));
 	uint64_t *scratch = calloc(fl->words ? fl->words : 1, sizeof(*scratch));
@@ -519,6 +814,7 @@ static int report(struct flow *fl, const struct bb *bbs, const uint32_t *block_o
 		r->pred = fl->r.info[k].pred;
 		r->vector = fl->r.info[k].vector;
 		r->nested = fl->r.info[k].nested;
+		r->recomputed = only[k / 64] >> (k % 64) & 1;
 		out->nregs++;
 	}
 	rc = 0;
@@ -535,7 +831,7 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 	struct bb *bbs = NULL;
 	uint32_t *block_of = NULL;
 	bool *leader = NULL;
-	uint64_t *scratch = NULL, *tmp = NULL;
+	uint64_t *scratch = NULL, *tmp = NULL, *only = NULL;
 	size_t nbbs = 0, i, w;
 	bool changed;
 	int rc = -1;
@@ -556,7 +852,8 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 	block_of = calloc(fl.ninsns + 1, sizeof(*block_of));
 	scratch = calloc(fl.words ? fl.words : 1, sizeof(*scratch));
 	tmp = calloc(fl.words ? fl.words : 1, sizeof(*tmp));
-	if (!leader || !block_of || !scratch || !tmp)
+	only = calloc(fl.words ? fl.words : 1, sizeof(*only));
+	if (!leader || !block_of || !scratch || !tmp || !only)
 		goto done;
 	if (fl.ninsns == 0) {
 		rc = 0;
@@ -653,7 +950,9 @@ int pass_live_across_barriers(struct ptx_module *m, const struct ptx_func *f, st
 				}
 		}
 	} while (changed);
-	if (report(&fl, bbs, block_of, out) < 0)
+	out->prefix_insns = (unsigned)pure_prefix(&fl, f, only, scratch, &out->prefix_before_label,
+						  &out->prefix_writes_shared);
+	if (report(&fl, bbs, block_of, only, out) < 0)
 		goto done;
 	out->approximate = fl.approximate;
 	rc = 0;
@@ -668,6 +967,7 @@ done:
 	free(leader);
 	free(scratch);
 	free(tmp);
+	free(only);
 	free(fl.insns);
 	free(fl.labels);
 	free(fl.tables);

@@ -90,6 +90,8 @@ struct pass_kernel {
 	bool ptb_resume;       /* ... and a block given up is resumed where it stopped (resume.c) */
 	const char *ptb_resume_why; /* resume asked, restart given, not resumed: why */
 	uint32_t resume_thread_bytes, resume_shared_bytes; /* its save slot: resume.c */
+	unsigned resume_prefix_insns; /* the restore goes after these (pass_live.prefix_insns) */
+	bool resume_before_label;     /* ... right after them, before any label (pass_live) */
 };
 
 /* Registers live just after one CTA barrier (liveness.c). */
@@ -105,6 +107,7 @@ struct pass_live_reg {
 	const struct ptx_ident *name;
 	uint32_t size;                    /* bytes (a predicate: 4) */
 	bool pred, vector, nested;        /* nested: declared only inside a { } scope */
+	bool recomputed;                  /* written only by the pure prefix: not saved */
 };
 
 struct pass_live {
@@ -112,6 +115,14 @@ struct pass_live {
 	unsigned nsites;
 	struct pass_live_reg *regs;       /* live after any barrier, in declaration order */
 	unsigned nregs;
+	/*
+	 * The kernel's first instructions that a resumed block runs again (pure
+	 * functions of its identity and the parameters; liveness.c): the restore
+	 * goes after them, and the registers only they write are not saved.
+	 */
+	unsigned prefix_insns;
+	bool prefix_before_label; /* the restore goes right after them, before a loop's label */
+	bool prefix_writes_shared; /* they store to shared memory: a barrier before restoring it */
 	const char *approximate; /* why more may be listed than is live (unknown opcodes...), or NULL */
 };
 

@@ -530,12 +530,20 @@ static const char resume_push[] = "fence.acq_rel.gpu;\n"
 
 /*
  * Restoring, after a take that popped a saved block and the usual start of
- * a block: the state comes back (resume.c), the slot is freed, and each
- * thread goes on where it was at the meeting, through unisync's dispatch,
- * each warp converged (as at the meeting).  Every launch that shares a
- * control block must pass the same save area: one without (save 0) that
- * popped a saved block would run it again from its start and never free its
- * slot.
+ * a block: the state comes back (resume.c), the slot is freed, and the block
+ * meets again at the meeting it stopped at: __coloc_sync with the restored
+ * resume index (is_sync as it was: set for every thread not yet returned),
+ * so each warp converges there as at any meeting, the stop word is read
+ * again (a block stopped at once is saved again), and the dispatch sends
+ * each thread on where it was.  Jumping to the dispatch directly was right
+ * but cost the kernel everywhere: with an entry into the dispatch from
+ * outside the meetings, ptxas made every meeting's warp sync a MATCH.ANY
+ * sequence and the persistent forms ran up to 2.5 times slower with nothing
+ * stopped (GPU test file 16's long_counted 3626 against 2091 us, GEMM 787
+ * against 636 us; benchmarks/results/2026-11-27-h200/session11/).  Every
+ * launch that shares a control block must pass the same save area: one
+ * without (save 0) that popped a saved block would run it again from its
+ * start and never free its slot.
  */
 static const char resume_restore[] = "__coloc_restore:\n"
 				     "fence.acq_rel.gpu;\n"
@@ -546,8 +554,51 @@ static const char resume_restore[] = "__coloc_restore:\n"
 				     "@__coloc_leader mul.wide.u32 __coloc_ra, __coloc_rs, 4;\n"
 				     "@__coloc_leader add.s64 __coloc_ra, __coloc_ra, __coloc_savep;\n"
 				     "@__coloc_leader st.release.gpu.global.u32 [__coloc_ra], 0;\n"
-				     "bar.warp.sync __coloc_wm;\n"
-				     "bra __coloc_dispatch;\n";
+				     "setp.ne.u32 __coloc_is_sync, __coloc_resume, 0;\n"
+				     "bra __coloc_sync;\n";
+
+/*
+ * A resumed block runs the kernel's pure prefix again (liveness.c: the
+ * registers only it writes are not saved) and restores just before the
+ * instruction that follows it, after any label there, so that every path
+ * through the prefix comes by; where that label is a loop's head, before it
+ * (nothing in the prefix goes to it then).  The variant's body starts with the
+ * original's statements (unisync added only declarations before them, and
+ * nothing inside the prefix: it has no barrier, return or store; what it put
+ * before the instruction after it, a meeting or a trace mark, comes after the
+ * restore), so that is its instruction number prefix_insns; anything else is
+ * a bug, reported as one.
+ */
+static int after_prefix(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f)
+{
+	const struct ptx_stmt *orig = k->func->body.head;
+	struct ptx_stmt *s;
+	unsigned n = 0;
+
+	for (s = f->body.head; s; s = s->next) {
+		/* Before a loop's label that follows the prefix, not inside the loop. */
+		if (s->kind == PTX_STMT_LABEL && k->resume_before_label &&
+		    n == k->resume_prefix_insns)
+			return pass_insert_snippet(ctx, &f->body, s,
+						   "@__coloc_resuming bra __coloc_restore;\n");
+		if (s->kind == PTX_STMT_DECL || s->kind == PTX_STMT_LOC || s->kind == PTX_STMT_LABEL)
+			continue;
+		/* The instruction after it may be the passes' (a barrier's meeting, a trace mark). */
+		if (s->kind == PTX_STMT_INSN && n == k->resume_prefix_insns)
+			return pass_insert_snippet(ctx, &f->body, s,
+						   "@__coloc_resuming bra __coloc_restore;\n");
+		while (orig && orig->kind != PTX_STMT_INSN)
+			orig = orig->next;
+		if (s->kind != PTX_STMT_INSN || !orig || s->u.insn.op != orig->u.insn.op)
+			break;
+		n++;
+		orig = orig->next;
+	}
+	coloc_error(ctx->diag, PTX_NOLOC, "internal error: the persistent variant of %s does not "
+		    "start with the kernel's first %u instructions", k->func->name->str,
+		    k->resume_prefix_insns);
+	return -1;
+}
 
 static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 {
@@ -660,9 +711,11 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 			       copy_read ? "mov.pred __coloc_dirty, 0;\n" COPY_SEND
 					 : "mov.pred __coloc_dirty, 0;\n"
 					   "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
-	if (resume)
+	if (resume && !k->resume_prefix_insns)
 		coloc_buf_puts(&decompose, "@__coloc_resuming bra __coloc_restore;\n");
 	if (!coloc_buf_cstr(&decompose))
+		goto out;
+	if (resume && k->resume_prefix_insns && after_prefix(ctx, k, f) < 0)
 		goto out;
 
 	pass_replace_block_ids(m, &f->body, ctaid, nctaid);

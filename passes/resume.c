@@ -4,11 +4,12 @@
  * With --ptb-restart a stopped block is given up at a meeting and run again
  * from its start.  With --ptb-resume, in a launch given a save area (the
  * save parameter), each thread instead stores what it still needs there
- * (the registers live after any of the kernel's barriers, liveness.c, and
- * unisync's resume index) and the block's threads copy its static shared
- * memory; the worker that takes the block from the ring loads both back and
- * goes on from the meeting's dispatch, so nothing is done twice and a block
- * that already wrote to global memory can be given up too.
+ * (the registers live after any of the kernel's barriers, liveness.c, but
+ * not those only the kernel's pure prefix writes; and unisync's resume index)
+ * and the block's threads copy its static shared memory; the worker that
+ * takes the block from the ring runs the pure prefix again, loads both back
+ * and meets again at the meeting where it stopped, so nothing is done twice
+ * and a block that already wrote to global memory can be given up too.
  *
  * The save area: a busy word per ring position (the ring's capacity, twice
  * the launch's workers, rounded up to 256 bytes), then one slot per ring
@@ -228,7 +229,7 @@ static uint32_t move_regs(struct coloc_buf *b, const struct pass_live *live, boo
 		for (unsigned i = 0; i < live->nregs; i++) {
 			const struct pass_live_reg *r = &live->regs[i];
 
-			if (r->size != size)
+			if (r->size != size || r->recomputed)
 				continue;
 			off = (off + size - 1) / size * size;
 			if (!b)
@@ -285,6 +286,8 @@ int pass_resume_code(struct pass_ctx *ctx, struct pass_kernel *k, struct coloc_b
 	for (unsigned i = 0; i < live.nregs; i++) {
 		const struct pass_live_reg *r = &live.regs[i];
 
+		if (r->recomputed)
+			continue;
 		if (r->nested || r->vector || (r->size != 2 && r->size != 4 && r->size != 8)) {
 			k->ptb_resume_why = r->nested ? "a register live after a barrier is declared "
 							"inside a { } scope"
@@ -310,8 +313,13 @@ int pass_resume_code(struct pass_ctx *ctx, struct pass_kernel *k, struct coloc_b
 	copy_shared(save, &p, true);
 	address(restore, thread_bytes, p.shared_bytes);
 	move_regs(restore, &live, false);
+	/* The prefix, run again, stored to shared memory: every thread has, before any restores it. */
+	if (live.prefix_writes_shared)
+		coloc_buf_puts(restore, "barrier.sync 0;\n");
 	copy_shared(restore, &p, false);
 	k->resume_thread_bytes = thread_bytes;
+	k->resume_prefix_insns = live.prefix_insns;
+	k->resume_before_label = live.prefix_before_label;
 	k->resume_shared_bytes = p.shared_bytes;
 	rc = save->failed || restore->failed ? -1 : 1;
 out:

@@ -117,6 +117,8 @@ static int no_redo;
  * registers a thread and 48 KB of shared memory.
  */
 static int use_save;
+/* Over a case's plain storms: blocks found in the ring after a stop, and those saved (top bit). */
+static uint64_t storm_given_up, storm_saved;
 static CUdeviceptr save_area;
 static size_t save_busy_bytes;
 static volatile uint32_t *stop_host;
@@ -746,6 +748,24 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
 		CK(cuMemcpyDtoH(hdr, ctl, sizeof(hdr)));
 		if (hdr[1] >= total)
 			break;
+		/*
+		 * The blocks given up at this stop wait in the ring between head
+		 * and tail (positions modulo twice the workers); a saved one's
+		 * entry carries the top bit.  Counted so that a run with -S shows
+		 * resumes happened, not only restarts.
+		 */
+		if (!no_redo && hdr[3] > hdr[2] && 2ull * workers <= redo_words) {
+			uint32_t ring[2 * 1024], pos;
+			unsigned cap = 2 * workers;
+
+			if (cap <= sizeof(ring) / sizeof(ring[0])) {
+				CK(cuMemcpyDtoH(ring, redo_ring, 4ull * cap));
+				for (pos = hdr[2]; pos != hdr[3]; pos++) {
+					storm_given_up++;
+					storm_saved += (ring[pos % cap] & 0x80000000u) != 0;
+				}
+			}
+		}
 		if (cycles >= max_cycles) {
 			/* A launch without stops left blocks undone: the outputs tell. */
 			fprintf(stderr, "%s: a launch without stops left %u of %llu blocks undone\n",
@@ -985,6 +1005,7 @@ static void run_case(CUmodule mod, struct kcase *c)
 		for (s = opt.quick ? 1u : 0u; s < 4u; s++)
 			ptb_fixed_run(fptb, c, ctl, workers[s], s == 3, "ptb");
 		ptb_batch = 1;
+		storm_given_up = storm_saved = 0;
 		/*
 		 * The storm, repeated from the same inputs until enough stops
 		 * happened: a single worker mostly (the longest run, so the most
@@ -1039,9 +1060,11 @@ static void run_case(CUmodule mod, struct kcase *c)
 			result(c, c->exactly_once ? "exactly-once-storm" : "ptb-storm",
 			       cycles >= opt.storm_cycles && quiet_ok(c),
 			       "%u stop/resume cycles (%u with a parked worker and helpers) in %u runs "
-			       "(a third with batches of 3), every run equal to the original%s", cycles,
+			       "(a third with batches of 3), every run equal to the original%s; "
+			       "%llu blocks given up at plain stops, %llu of them saved", cycles,
 			       parked, runs,
-			       c->exactly_once ? ", every virtual block ran exactly once" : "");
+			       c->exactly_once ? ", every virtual block ran exactly once" : "",
+			       (unsigned long long)storm_given_up, (unsigned long long)storm_saved);
 		ptb_batch = 1;
 	}
 
