@@ -30,9 +30,12 @@
  * batch parameter (workers take several virtual blocks at a time).  7: ptb's
  * meetings in blocks that can be given up start with a warp sync (variants
  * without it let warps reach the barrier split: ptb.c), and the copied stop
- * read waits for its copy.
+ * read waits for its copy.  8: the redo ring's capacity is twice the larger
+ * of the launch's workers and its slot_base, the same for a launch and its
+ * helpers (a narrowed helper with fewer workers looked for ring entries at
+ * other positions), and resumed blocks restore after the pure prefix.
  */
-#define COLOC_CACHE_FORMAT 7
+#define COLOC_CACHE_FORMAT 8
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

@@ -356,7 +356,16 @@ static const char restart_init[] =
 	"setp.eq.and.u32 __coloc_canhalt, __coloc_nbatch, 1, __coloc_canhalt;\n"
 	"and.pred __coloc_hlead, __coloc_leader, __coloc_canhalt;\n"
 	"cvta.to.global.u64 __coloc_redop, __coloc_redop;\n"
-	"mov.u32 __coloc_cap, %nctaid.x;\n"
+	/*
+	 * The ring's capacity: twice the launch's workers, or its slot_base
+	 * where that is larger.  A helper's slot_base is its launch's workers
+	 * (the runtime's and diffrun's), so a launch and its helpers agree on
+	 * the capacity, and so on where each entry is, however few workers a
+	 * helper has (after a narrowing, the runtime's have fewer).
+	 */
+	"ld.param.u32 __coloc_cap, [__coloc_slot_base];\n"
+	"mov.u32 __coloc_t, %nctaid.x;\n"
+	"max.u32 __coloc_cap, __coloc_cap, __coloc_t;\n"
 	"shl.b32 __coloc_cap, __coloc_cap, 1;\n"
 	/*
 	 * The warp's lanes, for the meeting's bar.warp.sync: those of the

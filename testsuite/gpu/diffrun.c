@@ -783,8 +783,9 @@ static unsigned run_ptb_storm(CUfunction f, struct kcase *c, unsigned workers, C
  * The runtime's way (docs/runtime-design.md): the kernel is launched once
  * on `stream` with a parker; each stop leaves worker 0 paused there while
  * the other workers leave.  Resumes come three ways, in turn: the word
- * cleared and a helper (the same kernel, no parker) carrying on from the
- * counter on another stream; the word cleared and no helper (worker 0 goes
+ * cleared and a helper (the same kernel, no parker, a random number of
+ * workers up to the launch's) carrying on from the counter on another
+ * stream; the word cleared and no helper (worker 0 goes
  * on alone); the host copy cleared with the word still set, and a helper
  * (neither may take it for a stop); and a narrowing (a word above 1: the
  * parker goes on with a random share of the workers, a helper launched then
@@ -823,8 +824,13 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 			break; /* every block is taken: whoever holds them finishes */
 		switch (cycles++ % 4) {
 		case 0:
+			/*
+			 * A helper with fewer workers than its launch, as the runtime's
+			 * after a narrowing: it must find the blocks its launch gave up
+			 * where they are (the ring's capacity follows slot_base, ptb.c).
+			 */
 			CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
-			launch(f, workers, 1, 1, c, &helper, helper_stream);
+			launch(f, 1 + (unsigned)(rng() % workers), 1, 1, c, &helper, helper_stream);
 			break;
 		case 1:
 			CK(cuMemsetD32Async(stop_word, 0, 1, helper_stream));
