@@ -117,10 +117,20 @@ static size_t ptr_hash(const void *p, size_t mask)
 	return (size_t)((v >> 4) * 0x9e3779b97f4a7c15ull) & mask;
 }
 
+static long range_index(const struct regs *r, const struct ptx_ident *id);
+
 static bool scalar_add(struct flow *fl, const struct ptx_ident *id, struct reg_info info)
 {
 	struct regs *r = &fl->r;
+	long in_range = range_index(r, id);
 	size_t i;
+
+	/* A name a range already declares (%r1 of %r<4>), declared again: one register, shadowed. */
+	if (in_range >= 0) {
+		r->info[in_range].nested |= info.nested;
+		r->info[in_range].shadowed = true;
+		return true;
+	}
 
 	if ((r->n + 1) * 2 > r->mask + 1 || !r->keys) {
 		size_t nmask = r->mask ? r->mask * 2 + 1 : 255;
@@ -169,13 +179,21 @@ static bool scalar_add(struct flow *fl, const struct ptx_ident *id, struct reg_i
 /* Index of the register an operand names, or -1 (not a register). */
 static long reg_index(const struct regs *r, const struct ptx_ident *id)
 {
-	size_t i, k, len;
-	uint64_t n = 0;
+	size_t i;
 
 	if (r->keys)
 		for (i = ptr_hash(id, r->mask); r->keys[i]; i = (i + 1) & r->mask)
 			if (r->keys[i] == id)
 				return r->vals[i];
+	return range_index(r, id);
+}
+
+/* Index of the register a name is in a declared range (%r3 of %r<4>), or -1. */
+static long range_index(const struct regs *r, const struct ptx_ident *id)
+{
+	size_t i, k, len;
+	uint64_t n = 0;
+
 	len = id->len;
 	for (k = len; k > 0 && id->str[k - 1] >= '0' && id->str[k - 1] <= '9'; k--)
 		;
@@ -225,6 +243,15 @@ static bool declare(struct flow *fl, const struct ptx_decl *d, unsigned depth)
 			.base = fl->r.n};
 		for (int64_t j = 0; j < dn->range; j++)
 			fl->r.info[fl->r.n++] = info;
+		/*
+		 * Scalars declared before under names the range has: operands name
+		 * the scalar (reg_index looks there first), so it is the one shadowed.
+		 */
+		for (size_t j = 0; fl->r.keys && j <= fl->r.mask; j++)
+			if (fl->r.keys[j] && range_index(&fl->r, fl->r.keys[j]) >= 0) {
+				fl->r.info[fl->r.vals[j]].nested |= info.nested;
+				fl->r.info[fl->r.vals[j]].shadowed = true;
+			}
 	}
 	return true;
 }
@@ -448,7 +475,8 @@ static enum prefix_class classify(const struct ptx_insn *in)
 		break;
 	case PTX_OP_LD:
 	case PTX_OP_LDU:
-		if (ptx_insn_has_mod(in, ".volatile") || ptx_insn_has_mod(in, ".local"))
+		if (ptx_insn_has_mod(in, ".volatile") || ptx_insn_has_mod(in, ".mmio") ||
+		    ptx_insn_has_mod(in, ".local"))
 			return PREFIX_STOP;
 		if (!ptx_insn_has_mod(in, ".param") && !ptx_insn_has_mod(in, ".const"))
 			return PREFIX_HARMLESS;
@@ -510,8 +538,10 @@ struct pending {
  * restore placed there.  In `only` the registers whose every write is in it,
  * pure, from pure inputs, under guards and branches that are pure: run
  * again, the block takes the same path through the prefix and computes the
- * same values (where a path leaves a register unwritten, the original read
- * of it would be of an undefined value).  A load under a guard or branch
+ * same values.  A write that may not run (guarded, or on a path a branch may
+ * skip) counts only where the value it may leave in place is pure too, or
+ * there is none (a path that leaves a register unwritten would have the
+ * original read an undefined value).  A load under a guard or branch
  * that is not pure ends it: run again, it might take a path the block never
  * took, to an address it never read.
  */
@@ -522,9 +552,10 @@ static size_t pure_prefix(const struct flow *fl, const struct ptx_func *f, uint6
 	size_t npend = 0, cap = 0, k = 0, clean = 0, i, w;
 	bool shared_at_clean = false;
 	uint64_t *at_clean = calloc(fl->words ? fl->words : 1, sizeof(*at_clean));
+	uint64_t *written = calloc(fl->words ? fl->words : 1, sizeof(*written));
 	bool *header = calloc(fl->ninsns + 1, sizeof(*header));
 
-	if (!at_clean || !header)
+	if (!at_clean || !written || !header)
 		goto done;
 	/* Loop headers: labels a branch at or after them goes to; brx tables' labels. */
 	for (i = 0; i < fl->ninsns; i++) {
@@ -584,8 +615,13 @@ static size_t pure_prefix(const struct flow *fl, const struct ptx_func *f, uint6
 		for (j = 0; j < npend; j++)
 			branches_pure &= pend[j].pure;
 		in = &s->u.insn;
-		guard_pure = !in->guard || (only[reg_index(&fl->r, in->guard) / 64] >>
-					    (reg_index(&fl->r, in->guard) % 64) & 1);
+		if (in->guard) {
+			long g = reg_index(&fl->r, in->guard);
+
+			guard_pure = g >= 0 && (only[g / 64] >> (g % 64) & 1);
+		} else {
+			guard_pure = true;
+		}
 		if (in->op == PTX_OP_BRA) {
 			long t = in->operands && in->operands->kind == PTX_EXPR_NAME
 					 ? label_insn(fl, in->operands->u.name.id)
@@ -634,10 +670,20 @@ static size_t pure_prefix(const struct flow *fl, const struct ptx_func *f, uint6
 		if (!write_target(&fl->r, in->operands, scratch))
 			break;
 		for (w = 0; w < fl->words; w++) {
+			uint64_t keep = scratch[w];
+
+			/*
+			 * A write that may not run (guarded, or on a path a forward
+			 * branch may skip) leaves the value before it on the other
+			 * path: pure only where that one is too, or there was none.
+			 */
+			if (in->guard || npend)
+				keep &= only[w] | ~written[w];
 			if (cls == PREFIX_PURE && inputs && guard_pure && branches_pure)
-				only[w] |= scratch[w];
+				only[w] = (only[w] & ~scratch[w]) | keep;
 			else
 				only[w] &= ~scratch[w];
+			written[w] |= scratch[w];
 		}
 		k++;
 	}
@@ -653,7 +699,7 @@ static size_t pure_prefix(const struct flow *fl, const struct ptx_func *f, uint6
 	for (w = 0; w < fl->words; w++)
 		only[w] &= ~fl->shadowed[w];
 done:
-	if (!at_clean || !header) {
+	if (!at_clean || !written || !header) {
 		memset(only, 0, fl->words * sizeof(*only)); /* out of memory: save everything */
 		clean = 0;
 		*before_label = false;
@@ -661,6 +707,7 @@ done:
 	}
 	free(pend);
 	free(at_clean);
+	free(written);
 	free(header);
 	return clean;
 }
