@@ -439,12 +439,41 @@ static const char restart_take[] =
 	"__coloc_took:\n";
 
 /*
+ * Whether the launch has a save area (the parameter, in a launch that gives
+ * blocks up), and its address; the linear thread index and count.  Made
+ * again where they are used (the stop, the pop, the restore) rather than
+ * kept from the start: four values held through the whole kernel cost the
+ * register-capped copies of the long trainer's GEMMs spills at every step.
+ */
+#define RESUME_AREA                                                \
+	"ld.param.u64 __coloc_savep, [__coloc_save];\n"           \
+	"setp.ne.u64 __coloc_canres, __coloc_savep, 0;\n"         \
+	"and.pred __coloc_canres, __coloc_canres, __coloc_canhalt;\n" \
+	"cvta.to.global.u64 __coloc_savep, __coloc_savep;\n"
+#define RESUME_THREAD                                       \
+	"mov.u32 __coloc_tl, %tid.z;\n"                    \
+	"mov.u32 __coloc_ci, %ntid.y;\n"                   \
+	"mul.lo.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n" \
+	"mov.u32 __coloc_ci, %tid.y;\n"                    \
+	"add.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"    \
+	"mov.u32 __coloc_ci, %ntid.x;\n"                   \
+	"mul.lo.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n" \
+	"mov.u32 __coloc_ci, %tid.x;\n"                    \
+	"add.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"    \
+	"mov.u32 __coloc_nthr, %ntid.x;\n"                 \
+	"mov.u32 __coloc_ci, %ntid.y;\n"                   \
+	"mul.lo.u32 __coloc_nthr, __coloc_nthr, __coloc_ci;\n" \
+	"mov.u32 __coloc_ci, %ntid.z;\n"                   \
+	"mul.lo.u32 __coloc_nthr, __coloc_nthr, __coloc_ci;\n"
+
+/*
  * With --ptb-resume: the take starts with no saved state; a popped entry
  * with the top bit set was saved at its ring position (resume.c), which the
  * leader passes to the block through __coloc_rslot (position + 1).
  */
 static const char resume_take[] = "st.shared.u32 [__coloc_rslot], 0;\n";
 static const char resume_pop[] = "fence.acq_rel.gpu;\n"
+				 RESUME_AREA
 				 "setp.ge.and.u32 __coloc_rq, __coloc_vid, 0x80000000, __coloc_canres;\n"
 				 "and.b32 __coloc_vid, __coloc_vid, 0x7fffffff;\n"
 				 "add.u32 __coloc_t, __coloc_ri, 1;\n"
@@ -486,27 +515,7 @@ static const char resume_decls[] =
 	".reg .pred __coloc_canres, __coloc_resuming, __coloc_cq;\n"
 	".shared .align 4 .b32 __coloc_rslot;\n";
 
-/* A save area, in a launch that gives blocks up; the linear thread index and count. */
-static const char resume_init[] =
-	"ld.param.u64 __coloc_savep, [__coloc_save];\n"
-	"setp.ne.u64 __coloc_canres, __coloc_savep, 0;\n"
-	"and.pred __coloc_canres, __coloc_canres, __coloc_canhalt;\n"
-	"cvta.to.global.u64 __coloc_savep, __coloc_savep;\n"
-	"mov.u32 __coloc_tl, %tid.z;\n"
-	"mov.u32 __coloc_ci, %ntid.y;\n"
-	"mul.lo.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
-	"mov.u32 __coloc_ci, %tid.y;\n"
-	"add.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
-	"mov.u32 __coloc_ci, %ntid.x;\n"
-	"mul.lo.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
-	"mov.u32 __coloc_ci, %tid.x;\n"
-	"add.u32 __coloc_tl, __coloc_tl, __coloc_ci;\n"
-	"mov.u32 __coloc_nthr, %ntid.x;\n"
-	"mov.u32 __coloc_ci, %ntid.y;\n"
-	"mul.lo.u32 __coloc_nthr, __coloc_nthr, __coloc_ci;\n"
-	"mov.u32 __coloc_ci, %ntid.z;\n"
-	"mul.lo.u32 __coloc_nthr, __coloc_nthr, __coloc_ci;\n"
-	"mov.pred __coloc_resuming, 0;\n";
+static const char resume_init[] = "mov.pred __coloc_resuming, 0;\n";
 
 /*
  * Saving (with a save area): the leader claims the slot of the block's ring
@@ -555,6 +564,7 @@ static const char resume_push[] = "fence.acq_rel.gpu;\n"
  * start and never free its slot.
  */
 static const char resume_restore[] = "__coloc_restore:\n"
+				     "%s"
 				     "fence.acq_rel.gpu;\n"
 				     "sub.u32 __coloc_rs, __coloc_rs, 1;\n"
 				     "%s"
@@ -672,7 +682,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * area, any block (its state goes with it).
 	 */
 	if (resume)
-		coloc_buf_printf(&halting, "@__coloc_canres bra __coloc_resgive;\n");
+		coloc_buf_printf(&halting, "%s@__coloc_canres bra __coloc_resgive;\n",
+				 RESUME_AREA RESUME_THREAD);
 	coloc_buf_printf(&halting,
 			 "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
 			 "@__coloc_hq bra __coloc_dispatch;\n"
@@ -688,7 +699,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 			 resume ? coloc_buf_cstr(&save) : "", resume ? resume_save_tail : "",
 			 resume ? resume_push : "");
 	if (resume)
-		coloc_buf_printf(&abandon, resume_restore, coloc_buf_cstr(&restore));
+		coloc_buf_printf(&abandon, resume_restore, RESUME_AREA RESUME_THREAD,
+				 coloc_buf_cstr(&restore));
 	halt.halting = coloc_buf_cstr(&halting);
 	if (!halt.halting || !coloc_buf_cstr(&take) || !coloc_buf_cstr(&abandon))
 		goto out;
