@@ -33,9 +33,11 @@
  * read waits for its copy.  8: the redo ring's capacity is twice the larger
  * of the launch's workers and its slot_base, the same for a launch and its
  * helpers (a narrowed helper with fewer workers looked for ring entries at
- * other positions), and resumed blocks restore after the pure prefix.
+ * other positions), and resumed blocks restore after the pure prefix.  9:
+ * the pure prefix's review fixes (a guarded write could leave a loaded value
+ * recomputed) and the save area's registers made where they are used.
  */
-#define COLOC_CACHE_FORMAT 8
+#define COLOC_CACHE_FORMAT 9
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

@@ -470,9 +470,11 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		fence_slot = coloc_hold_register(l->stream, l->flavor);
 	/*
 	 * COLOC_RESUME: a save area for the ring's positions (passes/resume.c's
-	 * layout), where the launch has a ring.  Not while narrowings are on: a
-	 * narrowed helper has fewer workers, so its ring positions and slots
-	 * would not match the launch's (docs/passes.md, "Known problem").
+	 * layout), where the launch has a ring.  Not while narrowings are on:
+	 * a narrowed helper has fewer workers, and before cache format 8 its
+	 * ring positions and slots did not match the launch's; the fix (the
+	 * capacity follows slot_base, docs/passes.md "The ring's capacity") has
+	 * not run on a GPU yet.
 	 */
 	slot.save_bytes = slot.save_busy = 0;
 	if (k->resume_thread_bytes && coloc_cfg.restart && batch <= 1 &&

@@ -683,7 +683,7 @@ struct resident {
 	CUstream stream;
 	uint64_t ctl, stop, total, finish_ns;
 	uint64_t redo;     /* its redo ring, or 0 */
-	uint32_t cap;      /* the ring's entries: twice its workers */
+	uint32_t cap;      /* the ring's entries: twice its workers or slot_base, the larger */
 	uint64_t stop_seen_ns; /* COLOC_FAKE_LEAVE_US: when it first saw its stop */
 	bool block_held;       /* ... and its control block counts a block not yet done */
 };
@@ -978,7 +978,7 @@ CUresult fake_wait_resident(bool all, CUstream stream, unsigned id, CUresult rc)
 /* A free entry for a persistent launch (parameters as ptb_run reads them), or NULL. */
 static struct resident *resident_new(const char *name, CUstream stream,
 				     const unsigned char **values, unsigned n, uint64_t total,
-				     unsigned workers)
+				     uint64_t ring)
 {
 	struct resident *r = NULL;
 
@@ -995,7 +995,7 @@ static struct resident *resident_new(const char *name, CUstream stream,
 	r->ctl = le_load(values[n - 3], 8);
 	r->stop = le_load(values[n - 2], 8);
 	r->redo = le_load(values[n - 1], 8);
-	r->cap = 2 * workers;
+	r->cap = (uint32_t)(2 * ring);
 	r->total = total;
 	return r;
 }
@@ -1142,7 +1142,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	const char *stop_env = getenv("COLOC_FAKE_PTB_STOP_AFTER"), *us = getenv("COLOC_FAKE_RESIDENT_US");
 	const char *no_helpers = getenv("COLOC_FAKE_NO_HELPERS");
 	unsigned n = k->nparams, i;
-	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, base, stop;
+	uint64_t total = 1, ran, stop_after = UINT64_MAX, park, base, stop, ring;
 	unsigned before;
 	unsigned char *ctl;
 	struct resident *r = NULL;
@@ -1174,6 +1174,8 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	}
 	park = le_load(values[n - 6], 4);
 	base = le_load(values[n - 5], 4);
+	/* The ring's capacity, as the variant computes it (ptb.c): a helper's is its launch's. */
+	ring = workers > base ? workers : base;
 	/* Helpers are the launches with their own bank of slots (slot_base above 0). */
 	if (!park && base && no_helpers && strcmp(no_helpers, "1") == 0)
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -1186,7 +1188,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	before = fake_resident_on(stream);
 	if (before && !resident_holds(before)) {
 		/* Behind a wait on its stream: it starts when the wait is met (fake_progress). */
-		if (!(r = resident_new(k->name, stream, values, n, total, workers)))
+		if (!(r = resident_new(k->name, stream, values, n, total, ring)))
 			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 		r->parks = park != 0;
 		r->queued = true;
@@ -1198,14 +1200,14 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	/* The launch on the application's stream (not a helper) stays on the GPU a while. */
 	if (stop_env && (park || !base))
 		stop_after = strtoull(stop_env, NULL, 10);
-	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after, redo, 2 * workers);
+	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after, redo, (uint32_t)(2 * ring));
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
 	*blocks = ran;
 	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
 		return CUDA_SUCCESS;
 	if (!park && ptb_stopped(stop, false, false))
 		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
-	if (!(r = resident_new(k->name, stream, values, n, total, workers)))
+	if (!(r = resident_new(k->name, stream, values, n, total, ring)))
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	r->parks = park != 0;
 	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
