@@ -402,12 +402,12 @@ static void step_back(struct flow *fl, const struct ptx_insn *in, uint64_t *live
 static long label_insn(const struct flow *fl, const struct ptx_ident *label);
 
 /*
- * The kernel's pure prefix: its first instructions, up to the first label,
- * { } scope, or instruction that is not a pure function of the block's
- * identity, the kernel's parameters and what the prefix computed before it.
- * A resumed block runs it again (ptb.c puts the restore after it), so a
- * register that only the prefix writes needs no saving: its value there is
- * the value it had.  Besides the bytes saved, ptxas can then keep such values
+ * The kernel's prefix: its first instructions, those a resumed block can
+ * run again without effect (pure_prefix below says how far it goes).  ptb.c
+ * puts the restore after it, so a register that only the prefix writes, as a
+ * pure function of the block's identity, the kernel's parameters and what the
+ * prefix computed before, needs no saving: its value there is the value it
+ * had.  Besides the bytes saved, ptxas can then keep such values
  * (addresses from parameters, thread indices) as it would without the restore
  * path: a register loaded back from the save area is one more value it must
  * hold in a register wherever the block can resume.
