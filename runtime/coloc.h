@@ -148,7 +148,9 @@ struct coloc_config {
 				   clean blocks */
 	bool stop_copy;         /* COLOC_STOP_COPY (default 0): the stop word is copied (preempt.c) */
 	bool stop_read_copy;    /* COLOC_STOP_READ=copy: the stop word read by cp.async (ptb.c) */
-	bool resume;            /* COLOC_RESUME=1: blocks given up are resumed where they stopped (resume.c) */
+	bool resume;            /* COLOC_RESUME (default 1): blocks given up are resumed where they
+				   stopped (resume.c) */
+	bool resume_said;       /* COLOC_RESUME was set: an AOT cache made without it is not used */
 	bool stop_by_end;       /* COLOC_STOP_BY_END (default 1): a stop is over when its kernels end */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on

@@ -32,8 +32,8 @@
  *                            cache entries; docs/passes.md)
  *   COLOC_RESUME=0|1         1: persistent blocks given up at a stop save their state and
  *                            are resumed where they stopped (colocc --ptb-resume; their own
- *                            cache entries; not with COLOC_SHARE; not yet run on a GPU;
- *                            default 0; docs/passes.md)
+ *                            cache entries; default 1; unset, an AOT cache's variants made
+ *                            without it are used as they are; docs/passes.md)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
@@ -74,7 +74,7 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .restart = true, .stop_by_end = true, .park = COLOC_PARK_AUTO,
+	.share_hold_ns = 2000000, .restart = true, .resume = true, .stop_by_end = true, .park = COLOC_PARK_AUTO,
 	.park_links = 8,
 };
 
@@ -674,7 +674,8 @@ __attribute__((constructor)) static void coloc_init(void)
 	}
 	if (read_flag("COLOC_RESUME", &coloc_cfg.resume) < 0)
 		return;
-	if (coloc_cfg.resume && !coloc_cfg.restart)
+	coloc_cfg.resume_said = getenv("COLOC_RESUME") && *getenv("COLOC_RESUME");
+	if (coloc_cfg.resume && coloc_cfg.resume_said && !coloc_cfg.restart)
 		coloc_log(COLOC_LOG_WARN, "COLOC_RESUME=1 does nothing with COLOC_RESTART=0: no block "
 			  "is given up, so none is resumed");
 	if (read_flag("COLOC_STOP_COPY", &coloc_cfg.stop_copy) < 0)

@@ -470,15 +470,16 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		fence_slot = coloc_hold_register(l->stream, l->flavor);
 	/*
 	 * COLOC_RESUME: a save area for the ring's positions (passes/resume.c's
-	 * layout), where the launch has a ring.  Not while narrowings are on:
-	 * a narrowed helper has fewer workers, and before cache format 8 its
-	 * ring positions and slots did not match the launch's; the fix (the
-	 * capacity follows slot_base, docs/passes.md "The ring's capacity") has
-	 * not run on a GPU yet.
+	 * layout), where the launch has a ring.  Its helpers get the same area
+	 * (params_pack copies the parameter), narrowed ones included: the ring's
+	 * capacity is twice the larger of the workers and slot_base, the same
+	 * for the launch and every helper (docs/passes.md "The ring's capacity";
+	 * diffrun's park storm, whose helpers have a random number of workers,
+	 * passed on an H200 with -S, benchmarks/results/2026-11-27-h200/session12).
 	 */
 	slot.save_bytes = slot.save_busy = 0;
 	if (k->resume_thread_bytes && coloc_cfg.restart && batch <= 1 &&
-	    2ull * workers <= COLOC_REDO_ENTRIES && !coloc_share_units()) {
+	    2ull * workers <= COLOC_REDO_ENTRIES) {
 		uint64_t cap = 2ull * workers;
 		uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
 

@@ -232,9 +232,11 @@ static bool entry_in(const char *dirs, const char *key, char *path)
  * such variants and an AOT cache has the others (`colocc --aot
  * --no-ptb-restart`, or a colocc older than the default): those are used as
  * they are, and the log says that this module's stopped blocks are finished,
- * not given up.  With COLOC_STOP_READ=copy, an AOT cache that has the
- * module's restart variants made to read by load does not count as "no
- * cache": the copying ones are compiled here.
+ * not given up.  Likewise with COLOC_RESUME unset (resuming by default):
+ * an AOT cache's variants made without --ptb-resume are used as they are.
+ * With COLOC_STOP_READ=copy or COLOC_RESUME=1 set, an AOT cache that has
+ * the module's restart variants made without them does not count as "no
+ * cache": the variants asked for are compiled here.
  */
 static bool module_restart(struct coloc_module *m)
 {
@@ -252,12 +254,32 @@ static bool module_restart(struct coloc_module *m)
 			return true;
 	}
 	/*
-	 * COLOC_STOP_READ=copy and an AOT cache with this module's variants made
-	 * to read by load: compiled here as asked, rather than taking an AOT
-	 * entry made without --ptb-restart that may sit beside them.
+	 * Resuming by default (COLOC_RESUME unset) and an AOT cache made without
+	 * --ptb-resume (`colocc --aot --no-ptb-resume`, or a colocc older than
+	 * the default): its variants are used as they are, as for restart below.
+	 */
+	if (m->resume && !coloc_cfg.resume_said) {
+		m->resume = false;
+		for (int v = 0; v < nvariants && !found; v++) {
+			key_for(m, variants[v], key);
+			found = entry_in(coloc_cfg.aot_dirs, key, path);
+		}
+		if (found) {
+			coloc_log(COLOC_LOG_INFO, "%s: variants from an AOT cache made without "
+				  "--ptb-resume: its blocks given up at a stop run again from their "
+				  "start, not resumed", m->origin);
+			return true;
+		}
+		m->resume = true;
+	}
+	/*
+	 * COLOC_STOP_READ=copy or COLOC_RESUME=1 and an AOT cache with this
+	 * module's variants made without them: compiled here as asked, rather
+	 * than taking an AOT entry made without --ptb-restart that may sit
+	 * beside them.
 	 */
 	if (m->read_copy || m->resume) {
-		bool copy = m->read_copy, resume = m->resume;
+		bool copy = m->read_copy, resume = m->resume, lack_copy = false, lack_resume = false;
 
 		/* Restart variants made without one or both of the options asked. */
 		for (int c = 0; c <= copy && !found; c++)
@@ -270,15 +292,20 @@ static bool module_restart(struct coloc_module *m)
 					key_for(m, variants[v], key);
 					found = entry_in(coloc_cfg.aot_dirs, key, path);
 				}
+				lack_copy = c != copy;
+				lack_resume = r != resume;
 			}
 		m->read_copy = copy;
 		m->resume = resume;
 		if (found) {
+			/* What the entry lacks, and what is asked (resume perhaps by default). */
 			coloc_log(COLOC_LOG_INFO, "%s: an AOT cache has variants made without %s%s%s; "
-				  "compiled here with %s%s%s", m->origin,
-				  copy ? "--ptb-stop-read=copy" : "", copy && resume ? " or " : "",
-				  resume ? "--ptb-resume" : "", copy ? "COLOC_STOP_READ=copy" : "",
-				  copy && resume ? " and " : "", resume ? "COLOC_RESUME=1" : "");
+				  "compiled here with %s%s%s%s", m->origin,
+				  lack_copy ? "--ptb-stop-read=copy" : "",
+				  lack_copy && lack_resume ? " or " : "",
+				  lack_resume ? "--ptb-resume" : "", copy ? "COLOC_STOP_READ=copy" : "",
+				  copy && resume ? " and " : "", resume ? "COLOC_RESUME=1" : "",
+				  resume && !coloc_cfg.resume_said ? " (the default)" : "");
 			return true;
 		}
 	}

@@ -70,7 +70,9 @@ config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u CO
                              # Persistent forms that finish stopped blocks, as the
                              # tests were written for; COLOC_RESTART=1 is the
                              # runtime's default, which tests of it ask for with
-                             # `env -u COLOC_RESTART`.
+                             # `env -u COLOC_RESTART`, and with it COLOC_RESUME's
+                             # default, 1 (tests of restart alone set
+                             # COLOC_RESUME=0).
                              "COLOC_RESTART=0 "
                              # The fake's contexts are MPS clients, the setting colocc's
                              # persistent forms are for; tests of time-slicing set

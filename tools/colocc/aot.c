@@ -551,14 +551,19 @@ int aot_module(struct aot *a, const char *origin, const char *options, size_t op
 	for (i = 0; i < a->o.jobs; i++)
 		if (!a->jobs[i].pid)
 			break;
-	if (i == a->o.jobs) {
+	/*
+	 * Every slot busy: wait until one frees.  A job that ends may start its
+	 * register-capped compile in the same slot (job_complete), so one wait
+	 * is not always enough.
+	 */
+	while (i == a->o.jobs && a->running) {
 		wait_one(a);
 		for (i = 0; i < a->o.jobs && a->jobs[i].pid; i++)
 			;
-		if (i == a->o.jobs) {
-			coloc_error(diag, PTX_NOLOC, "no ptxas slot came free");
-			goto out;
-		}
+	}
+	if (i == a->o.jobs) {
+		coloc_error(diag, PTX_NOLOC, "no ptxas slot came free");
+		goto out;
 	}
 	j = &a->jobs[i];
 	memset(j, 0, sizeof(*j));

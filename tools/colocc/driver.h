@@ -27,7 +27,7 @@ struct options {
 	int verify;
 	int ptb_restart; /* --ptb-restart 1, --no-ptb-restart 0, -1 unsaid (then by mode) */
 	int ptb_read_copy; /* --ptb-stop-read=copy */
-	int ptb_resume;    /* --ptb-resume */
+	int ptb_resume;    /* --ptb-resume 1, --no-ptb-resume 0, -1 unsaid (then by mode) */
 	int ptb_read_said; /* --ptb-stop-read given */
 	int verbose;
 	int lineinfo;

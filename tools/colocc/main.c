@@ -53,7 +53,11 @@ static const char usage_text[] =
 	"                      __coloc_save parameter); given one, a block given up at a\n"
 	"                      stop saves its live registers and shared memory and is\n"
 	"                      resumed where it stopped (implies --ptb-restart; the\n"
-	"                      runtime's COLOC_RESUME=1; docs/passes.md)\n"
+	"                      runtime's COLOC_RESUME=1, its default; docs/passes.md);\n"
+	"                      the default with --aot, unless --no-ptb-restart\n"
+	"  --no-ptb-resume     persistent variants run blocks given up again from their\n"
+	"                      start (the default with --passes; with --aot, the\n"
+	"                      runtime's COLOC_RESUME=0)\n"
 	"  --explain           print, per kernel, what the analysis found, whether each\n"
 	"                      form applies (or why not), and the registers live after\n"
 	"                      each CTA barrier; alone, implies --emit=none\n"
@@ -88,10 +92,11 @@ static const char usage_aot[] =
 	"                      store cubin, fatbin, PTX and manifest in CACHE under a key\n"
 	"                      hashed from the PTX, its ptxas options, the target and the\n"
 	"                      colocc version.  Modules already in CACHE are not redone.\n"
-	"                      Persistent variants are made as with --ptb-restart, as the\n"
-	"                      runtime makes them by default; --no-ptb-restart makes the\n"
-	"                      others, which the runtime also uses (a cache of either kind\n"
-	"                      is found).  Refused transformations are counted, not\n"
+	"                      Persistent variants are made as with --ptb-resume, as the\n"
+	"                      runtime makes them by default; --no-ptb-resume and\n"
+	"                      --no-ptb-restart make the others, which the runtime also\n"
+	"                      uses when it has no variants of its own kind (a cache of\n"
+	"                      any kind is found).  Refused transformations are counted, not\n"
 	"                      errors (-v shows them)\n"
 	"  -j N, --jobs=N      --aot: run up to N ptxas at once; --list: read entries\n"
 	"                      on N threads (default: one per CPU)\n"
@@ -170,6 +175,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->ptb_restart = -1;
+	o->ptb_resume = -1;
 	o->max_errors = 20;
 	o->inputs = calloc((size_t)argc, sizeof(*o->inputs));
 	o->nvrtc_opts = calloc((size_t)argc * 2, sizeof(*o->nvrtc_opts));
@@ -220,6 +226,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->ptb_restart = 0;
 		} else if (strcmp(a, "--ptb-resume") == 0) {
 			o->ptb_resume = 1;
+		} else if (strcmp(a, "--no-ptb-resume") == 0) {
+			o->ptb_resume = 0;
 		} else if (strncmp(a, "--ptb-stop-read", 15) == 0 &&
 			   (v = option_value(argc, argv, &i, "--ptb-stop-read"))) {
 			if (strcmp(v, "load") == 0)
@@ -302,16 +310,23 @@ static int parse_args(int argc, char **argv, struct options *o)
 				   "(--passes) and --aot");
 	if ((o->mode == MODE_LIST || o->mode == MODE_EXTRACT_PTX) && o->ptb_read_said)
 		return usage_error("%s", "--ptb-stop-read goes with compiling (--passes) and --aot");
-	if (o->ptb_resume && o->mode != MODE_COMPILE && o->mode != MODE_AOT)
-		return usage_error("%s", "--ptb-resume goes with compiling (--passes) and --aot");
-	if (o->ptb_resume && o->ptb_restart == 0)
+	if (o->ptb_resume >= 0 && o->mode != MODE_COMPILE && o->mode != MODE_AOT)
+		return usage_error("%s", "--ptb-resume and --no-ptb-resume go with compiling "
+				   "(--passes) and --aot");
+	if (o->ptb_resume == 1 && o->ptb_restart == 0)
 		return usage_error("%s", "--ptb-resume resumes blocks that are given up: it does not "
 				   "go with --no-ptb-restart");
-	if (o->ptb_resume)
+	if (o->ptb_resume == 1)
 		o->ptb_restart = 1;
-	/* Unsaid: on for --aot, as the runtime (COLOC_RESTART=1), off for --passes. */
+	/*
+	 * Unsaid: on for --aot, as the runtime (COLOC_RESTART=1 and
+	 * COLOC_RESUME=1), off for --passes; --aot --no-ptb-restart has no blocks
+	 * given up, so none resumed.
+	 */
 	if (o->ptb_restart < 0)
 		o->ptb_restart = o->mode == MODE_AOT;
+	if (o->ptb_resume < 0)
+		o->ptb_resume = o->mode == MODE_AOT && o->ptb_restart;
 	if (o->ptb_read_copy && !o->ptb_restart)
 		return usage_error("%s", "--ptb-stop-read=copy is how blocks that can be given up "
 				   "read the stop word: it needs --ptb-restart (or --aot without "

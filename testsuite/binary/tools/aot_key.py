@@ -3,15 +3,17 @@
 independently: SHA-256 over length-prefixed fields "colocc-cache 9", the
 colocc version, the target (sm_90 followed by its variant letter or a
 blank), the entry's ptxas options, then "passes" and the pass options when
-there are any (colocc --aot makes persistent variants with ptb-restart
-unless told --no-ptb-restart; the runtime likewise unless COLOC_RESTART=0),
-and the PTX bytes.
+there are any (colocc --aot makes persistent variants with ptb-restart and
+resume, "ptb-restart,resume", unless told --no-ptb-resume, which leaves
+"ptb-restart", or --no-ptb-restart, which leaves none; the runtime likewise
+unless COLOC_RESUME=0 or COLOC_RESTART=0), and the PTX bytes.
 
 usage: aot_key.py --colocc COLOCC --target sm_XX [--options OPTS]
                   [--passes PASS_OPTIONS] --cache DIR --link NAME PTX_FILE
 
---passes defaults to "ptb-restart", colocc --aot's default; give
---passes= (empty) for entries made without it.
+--passes defaults to "ptb-restart,resume", colocc --aot's default; give
+--passes=ptb-restart for entries made with --no-ptb-resume and --passes=
+(empty) for entries made with --no-ptb-restart.
 
 Fails unless DIR/<key> is a directory; NAME becomes a symbolic link to it,
 so that later test steps can name the entry.
@@ -29,7 +31,7 @@ def main():
     ap.add_argument("--colocc", required=True)
     ap.add_argument("--target", required=True)
     ap.add_argument("--options", default="")
-    ap.add_argument("--passes", default="ptb-restart")
+    ap.add_argument("--passes", default="ptb-restart,resume")
     ap.add_argument("--cache", required=True)
     ap.add_argument("--link", required=True)
     ap.add_argument("ptx")
