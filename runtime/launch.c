@@ -337,6 +337,7 @@ static void ptb_links(const struct launch *l, const struct coloc_kernel_info *k,
 		rc = launch_variant(l, fn, wgrid, p->ptr);
 	}
 	if (rc != CUDA_SUCCESS) {
+		coloc_ptb_abandon(slot);
 		coloc_stat_add(STAT_PARK_BROKEN, 1);
 		coloc_log(COLOC_LOG_ERROR, "preemption: the driver refused a %s after a persistent "
 			  "launch (error %d); if it is stopped, work after it on its stream may start "
@@ -398,6 +399,8 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 		coloc_sched_issue_end(l->stream, l->flavor, 0);
 		relaunches++;
 	}
+	if (rc != CUDA_SUCCESS)
+		coloc_ptb_abandon(slot);
 	coloc_ptb_hold_end(slot);
 	if (relaunches)
 		coloc_stat_add(STAT_HOLD_RELAUNCHES, relaunches);

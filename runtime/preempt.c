@@ -93,6 +93,8 @@ struct record {
 	bool holding;           /* ... and is still at it: the record is not free */
 	bool relaunching;       /* ... and is about to relaunch it: `done` is the last launch's */
 	unsigned stops;         /* stops that found it started and not done */
+	bool ring_left;         /* given up on with blocks perhaps in its redo ring: the
+				   next launch on the record clears the ring first */
 };
 
 /*
@@ -444,6 +446,17 @@ static CUresult clear_async(struct ctx_state *s, uint64_t off, unsigned words, C
 				       REAL(cuMemsetD32Async)(s->ring + off, 0, words, stream);
 }
 
+/* A record's redo ring, zeroed on `stream` (coloc_ptb_abandon). */
+static CUresult redo_clear_async(struct ctx_state *s, const struct record *r, CUstream stream,
+				 enum coloc_stream_flavor flavor)
+{
+	CUdeviceptr redo = s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES;
+
+	return flavor == STREAM_PTDS ?
+		       REAL(cuMemsetD32Async_ptsz)(redo, 0, COLOC_REDO_ENTRIES, stream) :
+		       REAL(cuMemsetD32Async)(redo, 0, COLOC_REDO_ENTRIES, stream);
+}
+
 static CUresult event_record(CUevent e, CUstream stream, enum coloc_stream_flavor flavor)
 {
 	return flavor == STREAM_PTDS ? REAL(cuEventRecord_ptsz)(e, stream) :
@@ -600,6 +613,23 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 		return -1;
 	}
 	off = control_take(s, size, stream, flavor, why);
+	/*
+	 * The last launch on the record was given up on with blocks left: its
+	 * ring may hold entries no kernel took back, where this launch's
+	 * blocks would look for theirs (a leader could wait in __coloc_push
+	 * for a slot that never frees).  Cleared before the event its helpers
+	 * wait for, as the control block is.
+	 */
+	if (off >= 0 && r->ring_left && s->redo) {
+		if (redo_clear_async(s, r, stream, flavor) != CUDA_SUCCESS) {
+			*why = "the redo ring left by a launch given up on could not be cleared";
+			off = -1;
+		} else {
+			r->ring_left = false;
+			coloc_log(COLOC_LOG_INFO, "preemption: control record %u: cleared the redo "
+				  "ring a launch given up on left", (unsigned)(r - s->rec));
+		}
+	}
 	slot->save = off >= 0 && slot->save_bytes
 			     ? save_take(s, r, slot->save_bytes, slot->save_busy, stream, flavor)
 			     : 0;
@@ -669,6 +699,19 @@ void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
 		r->live = true;
 	r->relaunching = false;
 	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Without the lock: the caller's record is not free while it calls (between
+ * coloc_ptb_begin and coloc_ptb_end it holds the lock; a held launch's
+ * record is `holding` until coloc_ptb_hold_end), and ring_left is read only
+ * by coloc_ptb_begin, under the lock, of a free record.
+ */
+void coloc_ptb_abandon(const struct coloc_ptb_slot *slot)
+{
+	struct ctx_state *s = slot->state;
+
+	s->rec[slot->record].ring_left = true;
 }
 
 void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot)

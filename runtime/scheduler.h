@@ -231,6 +231,15 @@ void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
 			  enum coloc_stream_flavor flavor);
 /* Every block done (or given up on): the record is the watcher's again. */
 void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot);
+/*
+ * The launch was given up on with blocks left (a held launch that got no
+ * block done for a minute, a relaunch the driver refused): its redo ring
+ * may still hold blocks given up, which no kernel will take back, so the
+ * record's next launch clears the ring on its stream before it starts.
+ * Called by the launch's thread between coloc_ptb_begin and coloc_ptb_end,
+ * or before coloc_ptb_hold_end.
+ */
+void coloc_ptb_abandon(const struct coloc_ptb_slot *slot);
 /* True when the current context's persistent launches are held by their threads. */
 bool coloc_ptb_holds(void);
 /*

@@ -119,7 +119,9 @@
  *   cuStreamWaitEvent stream=S event=E flags=F            also _ptsz
  *   cuStreamWaitValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz; A: @B+OFF, or host
  *                                                         for mapped host memory; then met, or
- *                                                         waiting=R: S is held (fake_launch.c)
+ *                                                         waiting=R: S is held (fake_launch.c);
+ *                                                         COLOC_FAKE_WAIT_VALUE_FAIL=N: refused
+ *                                                         after the first N calls
  *   cuStreamWriteValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz, and the ABI before
  *                                                         11.7 (cuStreamWriteValue32); written at once;
  *                                                         COLOC_FAKE_WRITE_VALUE_FAIL=1: refused

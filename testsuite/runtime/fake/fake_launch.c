@@ -1029,6 +1029,8 @@ static bool resident_holds(unsigned id)
 	return false;
 }
 
+static unsigned long long wait_calls;
+
 static CUresult stream_wait_value(const char *name, CUstream stream, CUdeviceptr addr,
 				  cuuint32_t value, unsigned flags)
 {
@@ -1042,6 +1044,13 @@ static CUresult stream_wait_value(const char *name, CUstream stream, CUdeviceptr
 		return fake_end(&line, rc);
 	if (!wait_word(addr) || flags > 3)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
+	/*
+	 * COLOC_FAKE_WAIT_VALUE_FAIL=N: every call after the first N refused,
+	 * as by a driver that stops taking stream waits (a lost context).
+	 */
+	if (getenv("COLOC_FAKE_WAIT_VALUE_FAIL") &&
+	    ++wait_calls > strtoull(getenv("COLOC_FAKE_WAIT_VALUE_FAIL"), NULL, 10))
+		return fake_end(&line, CUDA_ERROR_NOT_SUPPORTED);
 	fake_progress();
 	before = fake_resident_on(stream);
 	if (!before && wait_met(addr, value, flags)) {
