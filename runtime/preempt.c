@@ -109,6 +109,14 @@ struct save_area {
 	CUdeviceptr ptr;
 	size_t bytes;
 	unsigned owner; /* the record that holds it, + 1; 0: none */
+	/*
+	 * Bytes at its start known to be 0 once its owner's launch is done: a
+	 * saved block frees its busy word after its restore, before it counts
+	 * done, so a launch that completes leaves the busy words it used 0;
+	 * slot data may follow them.  0 after an allocation and for a launch
+	 * given up on (coloc_ptb_abandon).
+	 */
+	size_t clean;
 };
 
 /* Part of the control block ring cleared on one stream, handed out to launches on it. */
@@ -573,12 +581,23 @@ static CUdeviceptr save_take(struct ctx_state *s, const struct record *r, size_t
 			return 0;
 		}
 		a->bytes = bytes;
+		a->clean = 0;
 	}
-	/* The busy words: the layout moves with the launch's workers. */
-	rc = flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(a->ptr, 0, (unsigned)(busy / 4), stream)
-				   : REAL(cuMemsetD32Async)(a->ptr, 0, (unsigned)(busy / 4), stream);
-	if (rc != CUDA_SUCCESS)
-		return 0;
+	/*
+	 * The busy words, cleared only where they are not known to be 0: the
+	 * layout moves with the launch's workers, and slot data may lie where
+	 * a launch with more workers keeps busy words.  A clear on every
+	 * launch cost the short-kernel trainer alone a fifth of its steps
+	 * (benchmarks/results/2026-11-27-h200/session12/, call 6).
+	 */
+	if (busy > a->clean) {
+		rc = flavor == STREAM_PTDS ?
+			     REAL(cuMemsetD32Async_ptsz)(a->ptr, 0, (unsigned)(busy / 4), stream) :
+			     REAL(cuMemsetD32Async)(a->ptr, 0, (unsigned)(busy / 4), stream);
+		if (rc != CUDA_SUCCESS)
+			return 0;
+	}
+	a->clean = busy;
 	a->owner = (unsigned)(r - s->rec) + 1;
 	return a->ptr;
 }
@@ -712,6 +731,10 @@ void coloc_ptb_abandon(const struct coloc_ptb_slot *slot)
 	struct ctx_state *s = slot->state;
 
 	s->rec[slot->record].ring_left = true;
+	/* Its save area's busy words may be claimed still: cleared at the area's next use. */
+	for (unsigned i = 0; i < SAVE_AREAS; i++)
+		if (s->save[i].owner == (unsigned)slot->record + 1)
+			s->save[i].clean = 0;
 }
 
 void coloc_ptb_hold_end(const struct coloc_ptb_slot *slot)
