@@ -447,22 +447,12 @@ static bool region_free(struct ctx_state *s, uint64_t off, uint64_t size)
 	return true;
 }
 
-static CUresult clear_async(struct ctx_state *s, uint64_t off, unsigned words, CUstream stream,
-			    enum coloc_stream_flavor flavor)
+/* `words` 32-bit words at `ptr` zeroed on `stream`, in its flavor's ABI. */
+static CUresult zero_async(CUdeviceptr ptr, unsigned words, CUstream stream,
+			   enum coloc_stream_flavor flavor)
 {
-	return flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(s->ring + off, 0, words, stream) :
-				       REAL(cuMemsetD32Async)(s->ring + off, 0, words, stream);
-}
-
-/* A record's redo ring, zeroed on `stream` (coloc_ptb_abandon). */
-static CUresult redo_clear_async(struct ctx_state *s, const struct record *r, CUstream stream,
-				 enum coloc_stream_flavor flavor)
-{
-	CUdeviceptr redo = s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES;
-
-	return flavor == STREAM_PTDS ?
-		       REAL(cuMemsetD32Async_ptsz)(redo, 0, COLOC_REDO_ENTRIES, stream) :
-		       REAL(cuMemsetD32Async)(redo, 0, COLOC_REDO_ENTRIES, stream);
+	return flavor == STREAM_PTDS ? REAL(cuMemsetD32Async_ptsz)(ptr, 0, words, stream) :
+				       REAL(cuMemsetD32Async)(ptr, 0, words, stream);
 }
 
 static CUresult event_record(CUevent e, CUstream stream, enum coloc_stream_flavor flavor)
@@ -530,7 +520,7 @@ static int64_t control_take(struct ctx_state *s, uint64_t size, CUstream stream,
 			*cleared = NULL;
 	}
 	if ((chunked && !*cleared) ||
-	    clear_async(s, off, chunked ? CHUNK_BYTES / 4 : HEADER_BYTES / 4, stream, flavor) !=
+	    zero_async(s->ring + off, chunked ? CHUNK_BYTES / 4 : HEADER_BYTES / 4, stream, flavor) !=
 		    CUDA_SUCCESS ||
 	    (chunked && event_record(*cleared, stream, flavor) != CUDA_SUCCESS)) {
 		*why = "its control block could not be cleared";
@@ -586,14 +576,13 @@ static CUdeviceptr save_take(struct ctx_state *s, const struct record *r, size_t
 	/*
 	 * The busy words, cleared only where they are not known to be 0: the
 	 * layout moves with the launch's workers, and slot data may lie where
-	 * a launch with more workers keeps busy words.  A clear on every
-	 * launch cost the short-kernel trainer alone a fifth of its steps
-	 * (benchmarks/results/2026-11-27-h200/session12/, call 6).
+	 * a launch with more workers keeps busy words.  A clear before every
+	 * launch is one more operation per launch, which a trainer of many
+	 * short kernels pays often (benchmarks/results/2026-11-27-h200/session12/,
+	 * calls 6 and 7: too noisy to say how much).
 	 */
 	if (busy > a->clean) {
-		rc = flavor == STREAM_PTDS ?
-			     REAL(cuMemsetD32Async_ptsz)(a->ptr, 0, (unsigned)(busy / 4), stream) :
-			     REAL(cuMemsetD32Async)(a->ptr, 0, (unsigned)(busy / 4), stream);
+		rc = zero_async(a->ptr, (unsigned)(busy / 4), stream, flavor);
 		if (rc != CUDA_SUCCESS)
 			return 0;
 	}
@@ -640,7 +629,8 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	 * wait for, as the control block is.
 	 */
 	if (off >= 0 && r->ring_left && s->redo) {
-		if (redo_clear_async(s, r, stream, flavor) != CUDA_SUCCESS) {
+		if (zero_async(s->redo + (uint64_t)(r - s->rec) * 4u * COLOC_REDO_ENTRIES,
+			       COLOC_REDO_ENTRIES, stream, flavor) != CUDA_SUCCESS) {
 			*why = "the redo ring left by a launch given up on could not be cleared";
 			off = -1;
 		} else {
