@@ -18,6 +18,9 @@ first three out, so that their cost can be timed on the GPU:
                reach the halting decision through a shared word set at every
                meeting instead of a second reduction; the resume slot travels
                with the block's id in one vector store.
+  once(ptx, fresh=True)  the same, as __coloc_fresh_K, taking no block from
+               the redo ring: a block given up (and saved) waits there for a
+               launch of the looping form, and the copy has no restore path.
   capped(ptx, prefix, n)  copies of the entries named prefix... with
                `.maxnreg n`, as __coloc_cap_<name>.
 
@@ -54,10 +57,20 @@ def _replace(text, old, new, count=None, what=""):
     return text.replace(old, new)
 
 
-def once_entry(name, text):
-    """The one-block-a-worker copy of one persistent entry."""
-    t = text.replace(f".visible .entry {name}(", ".visible .entry __coloc_once_" +
+def once_entry(name, text, fresh=False):
+    """The one-block-a-worker copy of one persistent entry; fresh: one that
+    takes no block from the redo ring (blocks given up there wait for a
+    launch of the looping form) and so has no restore path."""
+    t = text.replace(f".visible .entry {name}(", (".visible .entry __coloc_fresh_" if fresh else
+                                                   ".visible .entry __coloc_once_") +
                      name[len("__coloc_ptb_"):] + "(", 1)
+    if fresh:
+        i = t.find("\t@!__coloc_canhalt bra\t__coloc_fresh;\n__coloc_pop:\n")
+        j = t.find("__coloc_fresh:\n")
+        if i < 0 or j < i:
+            raise ValueError("once: no ring pop in " + name)
+        t = t[:i] + t[j:]
+        t = t.replace("\t@__coloc_resuming bra\t__coloc_restore;\n", "")
     resume = "__coloc_rslot" in t
     # The dirty flags through a shared word, not a second reduction.
     t = t.replace("\t.shared .align 8 .b32 __coloc_halt[2];",
@@ -87,17 +100,18 @@ def once_entry(name, text):
                      "__coloc_took:\n\tst.shared.v2.u32\t[__coloc_slotp], {__coloc_vid, __coloc_rsv};\n",
                      count=1)
         t = _replace(t, "\tst.shared.u32\t[__coloc_rslot], 0;\n", "\tmov.u32\t__coloc_rsv, 0;\n", count=1)
-        t = _replace(t, "\tst.shared.u32\t[__coloc_rslot], __coloc_t;\n\tsub.u32\t__coloc_vid",
-                     "\tmov.u32\t__coloc_rsv, __coloc_t;\n\tsub.u32\t__coloc_vid", count=1)
+        if not fresh:
+            t = _replace(t, "\tst.shared.u32\t[__coloc_rslot], __coloc_t;\n\tsub.u32\t__coloc_vid",
+                         "\tmov.u32\t__coloc_rsv, __coloc_t;\n\tsub.u32\t__coloc_vid", count=1)
         t = _replace(t, "\tld.shared.u32\t__coloc_vid, [__coloc_slotp];\n"
                      "\tld.shared.u32\t__coloc_rs, [__coloc_rslot];\n",
                      "\tld.shared.v2.u32\t{__coloc_vid, __coloc_rs}, [__coloc_slotp];\n", count=1)
     return t
 
 
-def once(ptx, prefix="__coloc_ptb_"):
-    """ptx with a __coloc_once_ copy of every persistent entry."""
-    return ptx + "".join(once_entry(n, t) for n, t in entries(ptx, prefix))
+def once(ptx, prefix="__coloc_ptb_", fresh=False):
+    """ptx with a __coloc_once_ (fresh: __coloc_fresh_) copy of every persistent entry."""
+    return ptx + "".join(once_entry(n, t, fresh) for n, t in entries(ptx, prefix))
 
 
 def capped(ptx, prefix, regs):
