@@ -35,9 +35,12 @@
  * helpers (a narrowed helper with fewer workers looked for ring entries at
  * other positions), and resumed blocks restore after the pure prefix.  9:
  * the pure prefix's review fixes (a guarded write could leave a loaded value
- * recomputed) and the save area's registers made where they are used.
+ * recomputed) and the save area's registers made where they are used.  10:
+ * ptb's one-block-a-worker variant (__coloc_fresh_K) next to the looping one,
+ * whose parker is now park 1 only (park 2: a launch that only drains the
+ * redo ring).
  */
-#define COLOC_CACHE_FORMAT 9
+#define COLOC_CACHE_FORMAT 10
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

@@ -132,6 +132,11 @@ int pass_manifest_write(const struct pass_ctx *ctx, const char *ptx_name, struct
 					coloc_buf_printf(b, ", \"resume\": {\"thread_bytes\": %u, "
 							    "\"shared_bytes\": %u}",
 							 k->resume_thread_bytes, k->resume_shared_bytes);
+				/* Its one-block-a-worker variant: the same parameters (ptb.c). */
+				if (f == PASS_FORM_PTB && k->ptb_fresh) {
+					coloc_buf_puts(b, ", \"fresh\": ");
+					json_string(b, k->ptb_fresh->u.func->name->str);
+				}
 				coloc_buf_puts(b, ", \"added_params\": [");
 				for (p = 0; p < k->nadded[f]; p++) {
 					const struct pass_param *pp = &k->added[f][p];

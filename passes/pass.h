@@ -88,6 +88,7 @@ struct pass_kernel {
 	bool ptb_read_copy;    /* ... and its leader reads the stop word by cp.async (ptb.c) */
 	const char *ptb_read_load_why; /* copy asked, restart given, read by load: why */
 	bool ptb_resume;       /* ... and a block given up is resumed where it stopped (resume.c) */
+	struct ptx_stmt *ptb_fresh; /* ... and its one-block-a-worker variant (ptb.c), or NULL */
 	const char *ptb_resume_why; /* resume asked, restart given, not resumed: why */
 	uint32_t resume_thread_bytes, resume_shared_bytes; /* its save slot: resume.c */
 	unsigned resume_prefix_insns; /* the restore goes after these (pass_live.prefix_insns) */

@@ -284,6 +284,25 @@ static const struct unisync_halt halt_code = {
 };
 
 /*
+ * The fresh variant's meetings (ptb_variant): a thread that has left a trace
+ * also marks the block's dirty word, so that the halting decision reads it
+ * instead of reducing the flags in a second barrier.  On the GPT trainer's
+ * GEMMs that second barrier.red alone took ptxas from 130 to 173 registers
+ * (benchmarks/results/2026-11-27-h200/session13/).
+ */
+static const struct unisync_halt halt_fresh = {
+	.before = "bar.warp.sync __coloc_wm;\n"
+		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n"
+		  "@__coloc_dirty st.shared.u32 [__coloc_dflag], 1;\n",
+	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
+		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
+		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
+		 "setp.eq.u32 __coloc_hq, __coloc_ht, 1;\n"
+		 "@__coloc_hq bra __coloc_halting;\n",
+	.halting = NULL,
+};
+
+/*
  * With pass_ctx.ptb_read_copy (colocc --ptb-stop-read=copy, the runtime's
  * COLOC_STOP_READ=copy; from sm_80 and PTX 7.0, in kernels that do not copy
  * with cp.async themselves): the leader copies the stop record's first 16
@@ -344,9 +363,18 @@ static const char restart_decls[] =
 	".reg .b64 __coloc_redop, __coloc_ra;\n"
 	".reg .pred __coloc_dirty, __coloc_hq, __coloc_canhalt, __coloc_rq, __coloc_hlead;\n"
 	".reg .b32 __coloc_wm, __coloc_wn;\n"
+	".reg .pred __coloc_drain;\n"
 	".shared .align 8 .b32 __coloc_halt[2];\n";
 
-/* The ring holds twice a launch's workers: its own and one helper's. */
+/* The fresh variant's word for the dirty flags (ptb_variant). */
+static const char fresh_decls[] = ".shared .align 4 .b32 __coloc_dflag;\n";
+
+/*
+ * The ring holds twice a launch's workers: its own and one helper's.  A
+ * format: the fresh variant's capacity (before hlead), the looping
+ * variant's (after it), then the looping variant's drain predicate or the
+ * fresh variant's dirty word's clear.
+ */
 static const char restart_init[] =
 	"mov.u32 __coloc_hw, 0;\n"
 	"mov.u32 __coloc_haltp, __coloc_halt;\n"
@@ -354,44 +382,63 @@ static const char restart_init[] =
 	"ld.param.u64 __coloc_redop, [__coloc_redo];\n"
 	"setp.ne.u64 __coloc_canhalt, __coloc_redop, 0;\n"
 	"setp.eq.and.u32 __coloc_canhalt, __coloc_nbatch, 1, __coloc_canhalt;\n"
+	"%s"
 	"and.pred __coloc_hlead, __coloc_leader, __coloc_canhalt;\n"
 	"cvta.to.global.u64 __coloc_redop, __coloc_redop;\n"
-	/*
-	 * The ring's capacity: twice the launch's workers, or its slot_base
-	 * where that is larger.  A helper's slot_base is its launch's workers
-	 * (the runtime's and diffrun's), so a launch and its helpers agree on
-	 * the capacity, and so on where each entry is, however few workers a
-	 * helper has (after a narrowing, the runtime's have fewer).
-	 */
-	"ld.param.u32 __coloc_cap, [__coloc_slot_base];\n"
-	"mov.u32 __coloc_t, %nctaid.x;\n"
-	"max.u32 __coloc_cap, __coloc_cap, __coloc_t;\n"
-	"shl.b32 __coloc_cap, __coloc_cap, 1;\n"
+	"%s"
 	/*
 	 * The warp's lanes, for the meeting's bar.warp.sync: those of the
 	 * block's threads from the warp's first linear thread id, at most 32
 	 * (a shift by 32 gives 0, so 32 lanes give all ones).
 	 */
-	"mov.u32 __coloc_wm, %tid.z;\n"
-	"mov.u32 __coloc_wn, %ntid.y;\n"
+	"mov.u32 __coloc_wm, %%tid.z;\n"
+	"mov.u32 __coloc_wn, %%ntid.y;\n"
 	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"mov.u32 __coloc_wn, %tid.y;\n"
+	"mov.u32 __coloc_wn, %%tid.y;\n"
 	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"mov.u32 __coloc_wn, %ntid.x;\n"
+	"mov.u32 __coloc_wn, %%ntid.x;\n"
 	"mul.lo.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"mov.u32 __coloc_wn, %tid.x;\n"
+	"mov.u32 __coloc_wn, %%tid.x;\n"
 	"add.u32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
 	"and.b32 __coloc_wm, __coloc_wm, -32;\n"
-	"mov.u32 __coloc_wn, %ntid.x;\n"
-	"mov.u32 __coloc_ri, %ntid.y;\n"
+	"mov.u32 __coloc_wn, %%ntid.x;\n"
+	"mov.u32 __coloc_ri, %%ntid.y;\n"
 	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_ri;\n"
-	"mov.u32 __coloc_ri, %ntid.z;\n"
+	"mov.u32 __coloc_ri, %%ntid.z;\n"
 	"mul.lo.u32 __coloc_wn, __coloc_wn, __coloc_ri;\n"
 	"sub.u32 __coloc_wn, __coloc_wn, __coloc_wm;\n"
 	"min.u32 __coloc_wn, __coloc_wn, 32;\n"
 	"mov.u32 __coloc_wm, 1;\n"
 	"shl.b32 __coloc_wm, __coloc_wm, __coloc_wn;\n"
-	"sub.u32 __coloc_wm, __coloc_wm, 1;\n";
+	"sub.u32 __coloc_wm, __coloc_wm, 1;\n"
+	"%s";
+
+/*
+ * The looping variant's ring capacity: twice the launch's workers, or its
+ * slot_base where that is larger.  A helper's slot_base is its launch's
+ * workers (the runtime's and diffrun's), so a launch and its helpers agree
+ * on the capacity, and so on where each entry is, however few workers a
+ * helper has (after a narrowing, the runtime's have fewer).  A launch with
+ * park 2 only drains the ring: its workers leave once it is empty.
+ */
+static const char loop_cap[] =
+	"ld.param.u32 __coloc_cap, [__coloc_slot_base];\n"
+	"mov.u32 __coloc_t, %nctaid.x;\n"
+	"max.u32 __coloc_cap, __coloc_cap, __coloc_t;\n"
+	"shl.b32 __coloc_cap, __coloc_cap, 1;\n";
+static const char loop_drain[] = "ld.param.u32 __coloc_t, [__coloc_park];\n"
+				 "setp.eq.u32 __coloc_drain, __coloc_t, 2;\n";
+
+/*
+ * The fresh variant's: twice slot_base, whatever its grid (a worker per
+ * block), so that it agrees with the looping launches that drain its ring;
+ * slot_base 0 gives no ring, and no block is given up.
+ */
+static const char fresh_cap[] =
+	"ld.param.u32 __coloc_cap, [__coloc_slot_base];\n"
+	"setp.ne.and.u32 __coloc_canhalt, __coloc_cap, 0, __coloc_canhalt;\n"
+	"shl.b32 __coloc_cap, __coloc_cap, 1;\n";
+static const char fresh_clear[] = "@__coloc_leader st.shared.u32 [__coloc_dflag], 0;\n";
 
 /*
  * The leader's take: a block given up comes first (claim the ring's head,
@@ -403,6 +450,29 @@ static const char restart_init[] =
 static const char restart_take[] =
 	"%s"
 	"@__coloc_stopped bra __coloc_took;\n"
+	"%s"
+	"__coloc_fresh:\n"
+	"%s"
+	"ld.volatile.global.u32 __coloc_ri, [__coloc_ctl];\n"
+	"setp.lt.u32 __coloc_rq, __coloc_ri, __coloc_total;\n"
+	"@__coloc_rq atom.global.add.u32 __coloc_vid, [__coloc_ctl], __coloc_nbatch;\n"
+	"setp.lt.u32 __coloc_rq, __coloc_vid, __coloc_total;\n"
+	"@__coloc_rq bra __coloc_took;\n"
+	"and.pred __coloc_rq, __coloc_parker, __coloc_canhalt;\n"
+	"@!__coloc_rq bra __coloc_took;\n"
+	"ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
+	"setp.ge.u32 __coloc_rq, __coloc_t, __coloc_total;\n"
+	"@__coloc_rq bra __coloc_took;\n"
+	"nanosleep.u32 1000;\n"
+	"bra __coloc_poll;\n"
+	"__coloc_took:\n";
+
+/*
+ * The looping variant's pop (restart_take's second %s; the fresh variant
+ * takes no block from the ring, and has no restore path).  A drain-only
+ * launch (park 2) leaves when the ring is empty (restart_take's third).
+ */
+static const char restart_pop[] =
 	"@!__coloc_canhalt bra __coloc_fresh;\n"
 	"__coloc_pop:\n"
 	"ld.volatile.global.v2.u32 {__coloc_rh, __coloc_rt}, [__coloc_ctl+8];\n"
@@ -422,21 +492,8 @@ static const char restart_take[] =
 	"@__coloc_rq bra __coloc_popwait;\n"
 	"%s"
 	"sub.u32 __coloc_vid, __coloc_vid, 1;\n"
-	"bra __coloc_took;\n"
-	"__coloc_fresh:\n"
-	"ld.volatile.global.u32 __coloc_ri, [__coloc_ctl];\n"
-	"setp.lt.u32 __coloc_rq, __coloc_ri, __coloc_total;\n"
-	"@__coloc_rq atom.global.add.u32 __coloc_vid, [__coloc_ctl], __coloc_nbatch;\n"
-	"setp.lt.u32 __coloc_rq, __coloc_vid, __coloc_total;\n"
-	"@__coloc_rq bra __coloc_took;\n"
-	"and.pred __coloc_rq, __coloc_parker, __coloc_canhalt;\n"
-	"@!__coloc_rq bra __coloc_took;\n"
-	"ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
-	"setp.ge.u32 __coloc_rq, __coloc_t, __coloc_total;\n"
-	"@__coloc_rq bra __coloc_took;\n"
-	"nanosleep.u32 1000;\n"
-	"bra __coloc_poll;\n"
-	"__coloc_took:\n";
+	"bra __coloc_took;\n";
+static const char loop_drain_take[] = "@__coloc_drain bra __coloc_took;\n";
 
 /*
  * Whether the launch has a save area (the parameter, in a launch that gives
@@ -506,7 +563,7 @@ static const char restart_abandon[] =
 	"__coloc_abandoned:\n"
 	"mov.pred __coloc_prev, 0;\n"
 	"mov.u32 __coloc_end, 0;\n"
-	"bra __coloc_next;\n";
+	"bra %s;\n";
 
 /* resume.c's registers and slot word, and the launch's save area. */
 static const char resume_decls[] =
@@ -619,11 +676,11 @@ static int after_prefix(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_
 	return -1;
 }
 
-static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
+static int ptb_variant(struct pass_ctx *ctx, struct pass_kernel *k, bool fresh)
 {
 	static const char dims[] = "xyz";
 	struct ptx_module *m = ctx->module;
-	struct ptx_stmt *v = pass_clone_kernel(ctx, k, k->func, "ptb");
+	struct ptx_stmt *v = pass_clone_kernel(ctx, k, k->func, fresh ? "fresh" : "ptb");
 	const struct ptx_ident *ctaid[3] = {0}, *nctaid[3] = {0};
 	struct coloc_buf decompose;
 	struct ptx_func *f;
@@ -632,7 +689,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	bool cp_async = false;
 	bool copy_read;
 	struct unisync_halt halt;
-	struct coloc_buf save, restore, take, abandon, halting;
+	struct coloc_buf save, restore, take, abandon, halting, pop, init, fin;
 	unsigned nparams = sizeof(ptb_params) / sizeof(ptb_params[0]) - !ctx->ptb_resume;
 	bool resume = false;
 	unsigned i;
@@ -645,6 +702,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	coloc_buf_init(&take);
 	coloc_buf_init(&abandon);
 	coloc_buf_init(&halting);
+	coloc_buf_init(&pop);
+	coloc_buf_init(&init);
+	coloc_buf_init(&fin);
 	if (!v)
 		goto out;
 	f = v->u.func;
@@ -653,22 +713,30 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		goto out;
 	/*
 	 * Giving up a block at a stop: at unisync's meeting point, shared
-	 * words for the decision, and the memory model for the redo ring.
+	 * words for the decision, and the memory model for the redo ring.  The
+	 * fresh variant follows the looping one's decisions.
 	 */
-	k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
-			 k->facts.static_shared + RESTART_SHARED_BYTES <= 48 * 1024 &&
-			 restart_possible(&f->body, &cp_async);
+	if (fresh)
+		(void)restart_possible(&f->body, &cp_async);
+	else
+		k->ptb_restart = ctx->ptb_restart && k->unisync_needed && !k->ptb_global_slots && mm &&
+				 k->facts.static_shared + RESTART_SHARED_BYTES <= 48 * 1024 &&
+				 restart_possible(&f->body, &cp_async);
 	/* A kernel near the 48 KB limit with room for the halt words but not the mirror reads by load. */
-	copy_read = k->ptb_restart && ctx->ptb_read_copy && has_copy_read(m) && !cp_async &&
+	copy_read = !fresh && k->ptb_restart && ctx->ptb_read_copy && has_copy_read(m) && !cp_async &&
 		    k->facts.static_shared + RESTART_COPY_SHARED_BYTES <= 48 * 1024;
-	halt = copy_read ? halt_copy : halt_code;
-	if (k->ptb_restart && ctx->ptb_read_copy && !copy_read)
+	halt = fresh ? halt_fresh : copy_read ? halt_copy : halt_code;
+	if (!fresh && k->ptb_restart && ctx->ptb_read_copy && !copy_read)
 		k->ptb_read_load_why = !has_copy_read(m) ? "the target is before sm_80 or PTX 7.0"
 				       : cp_async ? "the kernel copies with cp.async itself, and the "
 						    "wait for the copy would wait for its copies too"
 						  : "the mirror does not fit in 48 KB of static shared memory";
 	/* Resuming where the block stopped (resume.c): its slot word, its state. */
-	if (k->ptb_restart && ctx->ptb_resume) {
+	if (fresh && k->ptb_resume) {
+		if (pass_resume_code(ctx, k, &save, &restore) != 1)
+			goto out;
+		resume = true;
+	} else if (!fresh && k->ptb_restart && ctx->ptb_resume) {
 		if (k->facts.static_shared + RESTART_RESUME_SHARED_BYTES > 48 * 1024)
 			k->ptb_resume_why = "its slot word does not fit in 48 KB of static shared memory";
 		else if ((rc = pass_resume_code(ctx, k, &save, &restore)) < 0)
@@ -676,7 +744,8 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		resume = rc == 1;
 		rc = -1;
 	}
-	k->ptb_resume = resume;
+	if (!fresh)
+		k->ptb_resume = resume;
 	/*
 	 * Stopped: a block with no trace outside it is given up; with a save
 	 * area, any block (its state goes with it).
@@ -685,24 +754,34 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		coloc_buf_printf(&halting, "%s@__coloc_canres bra __coloc_resgive;\n",
 				 RESUME_AREA RESUME_THREAD);
 	coloc_buf_printf(&halting,
-			 "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n"
+			 "%s"
 			 "@__coloc_hq bra __coloc_dispatch;\n"
 			 "%s"
 			 "bra __coloc_abandon;\n",
+			 fresh ? "ld.shared.u32 __coloc_ht, [__coloc_dflag];\n"
+				 "setp.ne.u32 __coloc_hq, __coloc_ht, 0;\n"
+			       : "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n",
 			 cp_async ? "cp.async.wait_all;\n" : "");
 	if (resume)
 		coloc_buf_printf(&halting, "__coloc_resgive:\n%sbra __coloc_abandon;\n",
 				 cp_async ? "cp.async.wait_all;\n" : "");
-	coloc_buf_printf(&take, restart_take, resume ? resume_take : "", resume ? resume_pop : "");
+	if (!fresh)
+		coloc_buf_printf(&pop, restart_pop, resume ? resume_pop : "");
+	coloc_buf_printf(&take, restart_take, resume && !fresh ? resume_take : "",
+			 fresh ? "" : coloc_buf_cstr(&pop), fresh ? "" : loop_drain_take);
 	coloc_buf_printf(&abandon, restart_abandon, resume ? "__coloc_abandoning" : "__coloc_abandoned",
 			 resume ? resume_save_head : "",
 			 resume ? coloc_buf_cstr(&save) : "", resume ? resume_save_tail : "",
-			 resume ? resume_push : "");
-	if (resume)
+			 resume ? resume_push : "", fresh ? "__coloc_fin" : "__coloc_next");
+	if (resume && !fresh)
 		coloc_buf_printf(&abandon, resume_restore, RESUME_AREA RESUME_THREAD,
 				 coloc_buf_cstr(&restore));
+	if (k->ptb_restart)
+		coloc_buf_printf(&init, restart_init, fresh ? fresh_cap : "", fresh ? "" : loop_cap,
+				 fresh ? fresh_clear : loop_drain);
 	halt.halting = coloc_buf_cstr(&halting);
-	if (!halt.halting || !coloc_buf_cstr(&take) || !coloc_buf_cstr(&abandon))
+	if (!halt.halting || !coloc_buf_cstr(&take) || !coloc_buf_cstr(&abandon) ||
+	    !coloc_buf_cstr(&init))
 		goto out;
 	if (k->ptb_restart && mark_traces(ctx, &f->body) < 0)
 		goto out;
@@ -732,15 +811,15 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 			       copy_read ? "mov.pred __coloc_dirty, 0;\n" COPY_SEND
 					 : "mov.pred __coloc_dirty, 0;\n"
 					   "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n");
-	if (resume && !k->resume_prefix_insns)
+	if (resume && !fresh && !k->resume_prefix_insns)
 		coloc_buf_puts(&decompose, "@__coloc_resuming bra __coloc_restore;\n");
 	if (!coloc_buf_cstr(&decompose))
 		goto out;
-	if (resume && k->resume_prefix_insns && after_prefix(ctx, k, f) < 0)
+	if (resume && !fresh && k->resume_prefix_insns && after_prefix(ctx, k, f) < 0)
 		goto out;
 
 	pass_replace_block_ids(m, &f->body, ctaid, nctaid);
-	if (pass_returns_to_branch(m, &f->body, "__coloc_next") < 0)
+	if (pass_returns_to_branch(m, &f->body, fresh ? "__coloc_fin" : "__coloc_next") < 0)
 		goto out;
 	first = f->body.head;
 	/*
@@ -770,8 +849,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "cvta.to.global.u64 __coloc_ctl, __coloc_ctl;\n"
 		    "ld.param.u64 __coloc_stopp, [__coloc_stop];\n"
 		    "cvta.to.global.u64 __coloc_stopp, __coloc_stopp;\n"
-		    "ld.param.u32 __coloc_nbatch, [__coloc_batch];\n"
-		    "max.u32 __coloc_nbatch, __coloc_nbatch, 1;\n"
+		    "%s"
 		    "mov.u32 __coloc_end, 0;\n"
 		    "ld.param.u32 __coloc_t, [__coloc_slot_base];\n"
 		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
@@ -789,7 +867,7 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "setp.eq.u32 __coloc_leader, __coloc_t, 0;\n"
 		    /* The parker: worker 0's leader, in a launch that asks for one. */
 		    "ld.param.u32 __coloc_t, [__coloc_park];\n"
-		    "setp.ne.u32 __coloc_parker, __coloc_t, 0;\n"
+		    "%s"
 		    "setp.eq.u32 __coloc_helper, __coloc_t, 0;\n"
 		    "mov.u32 __coloc_vid, %%ctaid.x;\n"
 		    "setp.eq.and.u32 __coloc_parker, __coloc_vid, 0, __coloc_parker;\n"
@@ -817,9 +895,14 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 		    "@!__coloc_leader bra __coloc_taken;\n",
 		    k->ptb_global_slots ? "" : ".shared .align 4 .b32 __coloc_slot[2];\n",
 		    k->ptb_restart ? restart_decls : "",
-		    copy_read ? copy_decls : "",
+		    copy_read ? copy_decls : fresh && k->ptb_restart ? fresh_decls : "",
 		    resume ? resume_decls : "",
-		    k->ptb_restart ? restart_init : "",
+		    /* A fresh worker runs one block: no batch, no parker (launched with park 0). */
+		    fresh ? "mov.u32 __coloc_nbatch, 1;\n"
+			  : "ld.param.u32 __coloc_nbatch, [__coloc_batch];\n"
+			    "max.u32 __coloc_nbatch, __coloc_nbatch, 1;\n",
+		    fresh ? "mov.pred __coloc_parker, 0;\n" : "setp.eq.u32 __coloc_parker, __coloc_t, 1;\n",
+		    k->ptb_restart ? coloc_buf_cstr(&init) : "",
 		    resume ? resume_init : "",
 		    k->facts.async_proxy ? "fence.proxy.async.shared::cta;\n" : "",
 		    mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
@@ -910,9 +993,9 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
 					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
-		    resume ? "ld.shared.u32 __coloc_rs, [__coloc_rslot];\n"
-			     "setp.ne.u32 __coloc_resuming, __coloc_rs, 0;\n"
-			   : "",
+		    resume && !fresh ? "ld.shared.u32 __coloc_rs, [__coloc_rslot];\n"
+				       "setp.ne.u32 __coloc_resuming, __coloc_rs, 0;\n"
+				     : "",
 		    decompose.data) < 0)
 		goto out;
 	/*
@@ -923,7 +1006,20 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 	 * flag: a helper may hold the last blocks of a launch that was resumed
 	 * before it even started.
 	 */
+	if (fresh)
+		coloc_buf_printf(&fin,
+				 /* A fresh worker runs one block: count it, and leave. */
+				 "__coloc_fin:\n"
+				 "barrier.sync 0;\n"
+				 "and.pred __coloc_count, __coloc_prev, __coloc_leader;\n"
+				 "%s",
+				 mm ? "@__coloc_count red.release.gpu.global.add.u32 [__coloc_ctl+4], 1;\n"
+				    : "@__coloc_count membar.gl;\n"
+				      "@__coloc_count red.global.add.u32 [__coloc_ctl+4], 1;\n");
+	if (fresh && !coloc_buf_cstr(&fin))
+		goto out;
 	if (pass_insert_snippet(ctx, &f->body, NULL,
+				"%s"
 				"%s"
 				"__coloc_exit:\n"
 				"@!__coloc_parker bra __coloc_leave;\n"
@@ -936,13 +1032,18 @@ static int ptb_kernel(struct pass_ctx *ctx, struct pass_kernel *k)
 				"__coloc_leave:\n"
 				"ret;\n",
 				k->ptb_restart ? abandon.data : "",
+				fresh ? fin.data : "",
 				mm ? "ld.acquire.gpu.global.u32 __coloc_t, [__coloc_ctl+4];\n"
 				   : "ld.volatile.global.u32 __coloc_t, [__coloc_ctl+4];\nmembar.gl;\n",
 				mm ? "nanosleep.u32 1000;\n" : "") < 0)
 		goto out;
-	k->variant[PASS_FORM_PTB] = v;
-	k->added[PASS_FORM_PTB] = ptb_params;
-	k->nadded[PASS_FORM_PTB] = nparams;
+	if (fresh) {
+		k->ptb_fresh = v;
+	} else {
+		k->variant[PASS_FORM_PTB] = v;
+		k->added[PASS_FORM_PTB] = ptb_params;
+		k->nadded[PASS_FORM_PTB] = nparams;
+	}
 	rc = 0;
 out:
 	coloc_buf_release(&decompose);
@@ -951,6 +1052,9 @@ out:
 	coloc_buf_release(&take);
 	coloc_buf_release(&abandon);
 	coloc_buf_release(&halting);
+	coloc_buf_release(&pop);
+	coloc_buf_release(&init);
+	coloc_buf_release(&fin);
 	return rc;
 }
 
@@ -967,7 +1071,15 @@ int pass_ptb_run(struct ptx_module *m, struct pass_ctx *ctx)
 		pass_kernel_analyze(ctx, k);
 		if (k->variant[PASS_FORM_PTB] || pass_refused(ctx, k, PASS_FORM_PTB))
 			continue;
-		if (ptb_kernel(ctx, k) < 0)
+		if (ptb_variant(ctx, k, false) < 0)
+			return -1;
+		/*
+		 * The one-block-a-worker variant (ptb_variant), where the workers'
+		 * broadcast slots are in shared memory (in the control block there
+		 * would be one pair per worker) and the stop word is read by load.
+		 */
+		if (k->variant[PASS_FORM_PTB] && !k->ptb_global_slots && !k->ptb_read_copy &&
+		    ptb_variant(ctx, k, true) < 0)
 			return -1;
 	}
 	return 0;

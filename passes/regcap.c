@@ -34,14 +34,22 @@ static int cap_cmp(const void *a, const void *b)
 		      ((const struct pass_regcap *)b)->variant);
 }
 
-/* The original a persistent variant's name stands for: the part after __coloc_ptb_. */
+/*
+ * The original a persistent variant's name stands for: the part after
+ * __coloc_ptb_, or after __coloc_fresh_ (ptb.c's one-block-a-worker variant).
+ */
 static const char *original_of(const char *variant)
 {
-	char prefix[64];
-	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "%s%s_", COLOC_PREFIX,
-				    pass_form_names[PASS_FORM_PTB]);
+	static const char *const forms[] = { "ptb", "fresh" };
 
-	return strncmp(variant, prefix, n) == 0 && variant[n] ? variant + n : NULL;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char prefix[64];
+		size_t n = (size_t)snprintf(prefix, sizeof(prefix), "%s%s_", COLOC_PREFIX, forms[i]);
+
+		if (strncmp(variant, prefix, n) == 0 && variant[n])
+			return variant + n;
+	}
+	return NULL;
 }
 
 int pass_regcap_plan(const struct coloc_cubin *cb, struct coloc_arena *arena,

@@ -10,7 +10,8 @@
  * compiles such a module twice: the first compile says how many registers
  * each entry takes, and every persistent variant above its original's limit
  * gets a copy with `.maxnreg` at that limit, __coloc_cap_ptb_<kernel>, for
- * the second.
+ * the second; so does a one-block-a-worker variant, __coloc_fresh_<kernel>
+ * (ptb.c), as __coloc_cap_fresh_<kernel>.
  * The copy may spill what the loop kept in registers; it pays only when a
  * launch has more blocks than the uncapped variant's workers can hold at
  * once, so the runtime launches it only then (the short trainer, whose

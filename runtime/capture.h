@@ -21,6 +21,8 @@ struct coloc_kernel_fns {
 	/* The device's wave for the persistent form [0] and its capped copy [1] at the
 	 * last block shape asked: (threads | dynamic shared memory << 11) << 32 | wave. */
 	uint64_t wave_memo[2];
+	/* The one-block-a-worker variant (ptb.c's fresh) and its capped copy, or NULL. */
+	CUfunction fresh, fresh_capped;
 	unsigned attrs_applied;       /* attribute generation last applied to fn[] */
 };
 

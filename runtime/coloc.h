@@ -151,6 +151,8 @@ struct coloc_config {
 	bool resume;            /* COLOC_RESUME (default 1): blocks given up are resumed where they
 				   stopped (resume.c) */
 	bool resume_said;       /* COLOC_RESUME was set: an AOT cache made without it is not used */
+	bool fresh;             /* COLOC_FRESH (default 0): held launches run fresh variants in
+				   chunks, the looping form draining what a stop gave up (launch.c) */
 	bool stop_by_end;       /* COLOC_STOP_BY_END (default 1): a stop is over when its kernels end */
 	/*
 	 * COLOC_PARK: how a stopped persistent kernel keeps the work after it on
@@ -254,6 +256,8 @@ enum coloc_stat {
 	STAT_PARK_EXHAUSTED,    /* ... stopped more often than they had relaunches */
 	STAT_HOLD_RELAUNCHES,   /* relaunches of stopped kernels by their threads (COLOC_PARK=host) */
 	STAT_HOLD_FENCE_WAITS,  /* other threads' calls that waited for a held launch (fence.c) */
+	STAT_FRESH_LAUNCHES,    /* COLOC_FRESH: launches of one-block-a-worker variants */
+	STAT_FRESH_DRAINS,      /* ... and of the looping form, resuming what a stop gave up */
 	STAT_COUNT
 };
 

@@ -34,6 +34,10 @@
  *                            are resumed where they stopped (colocc --ptb-resume; their own
  *                            cache entries; default 1; unset, an AOT cache's variants made
  *                            without it are used as they are; docs/passes.md)
+ *   COLOC_FRESH=0|1          1: a launch held by its thread (COLOC_PARK=host) of a kernel
+ *                            whose blocks can be given up runs its one-block-a-worker
+ *                            variant a few waves at a time, and the looping form only
+ *                            to resume what a stop gave up (default 0; launch.c)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
@@ -164,6 +168,8 @@ static const char *const stat_names[STAT_COUNT] = {
 	[STAT_PARK_EXHAUSTED] = "park_links_exhausted",
 	[STAT_HOLD_RELAUNCHES] = "hold_relaunches",
 	[STAT_HOLD_FENCE_WAITS] = "hold_fence_waits",
+	[STAT_FRESH_LAUNCHES] = "fresh_launches",
+	[STAT_FRESH_DRAINS] = "fresh_drains",
 };
 
 void coloc_stat_add(enum coloc_stat s, uint64_t n)
@@ -678,6 +684,8 @@ __attribute__((constructor)) static void coloc_init(void)
 	if (coloc_cfg.resume && coloc_cfg.resume_said && !coloc_cfg.restart)
 		coloc_log(COLOC_LOG_WARN, "COLOC_RESUME=1 does nothing with COLOC_RESTART=0: no block "
 			  "is given up, so none is resumed");
+	if (read_flag("COLOC_FRESH", &coloc_cfg.fresh) < 0)
+		return;
 	if (read_flag("COLOC_STOP_COPY", &coloc_cfg.stop_copy) < 0)
 		return;
 	if (read_flag("COLOC_STOP_BY_END", &coloc_cfg.stop_by_end) < 0)

@@ -359,6 +359,35 @@ static uint64_t hold_now_ns(void)
 #define HOLD_STALL_NS 60000000000ull
 
 /*
+ * COLOC_FRESH: a held launch of a kernel whose blocks can be given up runs
+ * its one-block-a-worker variant (ptb.c's fresh: no loop, so ptxas keeps it
+ * at the original's registers; on the GPT trainer's GEMMs 0.78-0.84 of the
+ * original against 0.58-0.70 for the looping form's capped copy,
+ * benchmarks/results/2026-11-27-h200/session13/) a few waves at a time: a
+ * worker that starts after a stop leaves at once, but it still has to
+ * start, about 1 us a wave on an H200, so a launch of the whole grid would
+ * keep the GPU for up to a tenth of a millisecond after every stop.  A
+ * chunk is sized to take about FRESH_CHUNK_NS by the profiler's estimate
+ * (the thread's wait and relaunch between chunks cost some microseconds),
+ * within FRESH_CHUNK_WAVES_MIN and _MAX waves.  Blocks a stop gave up go
+ * to the redo ring, saved; before the next chunk the looping form drains
+ * it (park 2: its workers leave when the ring is empty), restoring each
+ * where it stopped.  Every launch of the record has slot_base = the
+ * looping form's workers, so that all agree on the ring's capacity.
+ */
+#define FRESH_CHUNK_NS 2000000ull
+#define FRESH_CHUNK_WAVES_MIN 2u
+#define FRESH_CHUNK_WAVES_MAX 16u
+#define FRESH_CHUNK_WAVES_GUESS 4u
+
+struct fresh_plan {
+	CUfunction fn;     /* the fresh variant, or its capped copy */
+	unsigned chunk;    /* blocks a launch of it covers */
+	unsigned workers;  /* the looping form's: a drain has at most this many */
+	int park;          /* where park is among the parameters' added values */
+};
+
+/*
  * A launch held by its thread (COLOC_PARK=host): it went with park 0, so a
  * stop lets every worker leave and the kernel end with blocks left; the
  * thread, which would put the next work on the stream, waits for it, and
@@ -366,14 +395,17 @@ static uint64_t hold_now_ns(void)
  * no latency tenant is busy, as often as it is stopped.  Stream order
  * holds without anything of it on the GPU or queued on the stream while
  * it is stopped; the thread gives up the overlap of this one launch with
- * the work it would launch next.  A driver error ends the wait, logged:
- * work after the launch may then start before its blocks are done.
+ * the work it would launch next.  With `fresh` (COLOC_FRESH, above) the
+ * relaunches are a drain of the ring when it holds blocks, then the next
+ * chunk.  A driver error ends the wait, logged: work after the launch may
+ * then start before its blocks are done.
  */
 static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wgrid,
-		     struct params *p, struct coloc_ptb_slot *slot, uint64_t total)
+		     struct params *p, struct coloc_ptb_slot *slot, uint64_t total,
+		     const struct fresh_plan *fresh)
 {
-	uint64_t relaunches = 0, progress_ns = hold_now_ns();
-	uint32_t done = 0, seen = 0;
+	uint64_t relaunches = 0, chunks = 1, drains = 0, progress_ns = hold_now_ns();
+	uint32_t hdr[4] = { 0 }, done = 0, seen = 0;
 	CUresult rc;
 
 	/*
@@ -382,7 +414,7 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 	 * the gate, and a swap waiting to close it would keep this thread from
 	 * entering it again.  A swap of the tenant's memory waits for the hold.
 	 */
-	while ((rc = coloc_ptb_hold_done(slot, &done)) == CUDA_SUCCESS && done < total) {
+	while ((rc = coloc_ptb_hold_done(slot, hdr)) == CUDA_SUCCESS && (done = hdr[1]) < total) {
 		/* Stopped again and again with no block done is no reason to hang: a minute. */
 		if (done != seen) {
 			seen = done;
@@ -392,24 +424,91 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 			break;
 		}
 		coloc_sched_issue_begin(true, 0);
-		rc = launch_variant(l, fn, wgrid, p->ptr);
+		if (!fresh || (hdr[3] == hdr[2] && hdr[0] >= total)) {
+			/* The looping form takes what is left (ring first): also what nothing else would. */
+			rc = launch_variant(l, fn, wgrid, p->ptr);
+			relaunches++;
+		} else {
+			rc = CUDA_SUCCESS;
+			if (hdr[3] != hdr[2]) {
+				struct coloc_dim3 g = { hdr[3] - hdr[2] < fresh->workers ? hdr[3] - hdr[2]
+											   : fresh->workers,
+							1, 1 };
+
+				p->added[fresh->park] = 2;
+				rc = launch_variant(l, fn, g, p->ptr);
+				p->added[fresh->park] = 0;
+				drains++;
+			}
+			if (rc == CUDA_SUCCESS && hdr[0] < total) {
+				struct coloc_dim3 g = { total - hdr[0] < fresh->chunk ? (unsigned)(total - hdr[0])
+										       : fresh->chunk,
+							1, 1 };
+
+				rc = launch_variant(l, fresh->fn, g, p->ptr);
+				chunks++;
+			}
+		}
 		if (rc != CUDA_SUCCESS)
 			break;
 		coloc_ptb_hold_again(slot, l->stream, l->flavor);
 		coloc_sched_issue_end(l->stream, l->flavor, 0);
-		relaunches++;
 	}
 	if (rc != CUDA_SUCCESS)
 		coloc_ptb_abandon(slot);
 	coloc_ptb_hold_end(slot);
 	if (relaunches)
 		coloc_stat_add(STAT_HOLD_RELAUNCHES, relaunches);
+	if (fresh) {
+		coloc_stat_add(STAT_FRESH_LAUNCHES, chunks);
+		coloc_stat_add(STAT_FRESH_DRAINS, drains);
+	}
 	if (rc != CUDA_SUCCESS)
 		coloc_log(COLOC_LOG_ERROR, "preemption: a held persistent launch %s (error %d, "
 			  "%u of %llu blocks done); work after it on its stream may start before "
 			  "its blocks are done",
 			  rc == CUDA_ERROR_LAUNCH_TIMEOUT ? "got no block done for a minute" : "failed",
 			  rc, done, (unsigned long long)total);
+}
+
+/*
+ * COLOC_FRESH's plan for a held launch of `total` blocks whose looping form
+ * runs `workers` at once: false when it has no fresh variant.
+ */
+static bool fresh_plan(struct fresh_plan *fp, const struct coloc_kernel_info *k,
+		       const struct coloc_kernel_fns *fns, const struct launch *l, unsigned workers,
+		       uint64_t estimate_ns, const struct params *p)
+{
+	unsigned wave = 0, waves = FRESH_CHUNK_WAVES_GUESS;
+	uint64_t total = blocks_of(l->grid);
+
+	if (!fns->fresh)
+		return false;
+	fp->fn = fns->fresh;
+	/* The capped copy keeps the original's blocks an SM (regcap.h), where a wave is short of the grid. */
+	if (fns->fresh_capped && (wave = device_wave(fns->fresh, l)) && total > wave)
+		fp->fn = fns->fresh_capped;
+	if (fp->fn != fns->fresh || !wave)
+		wave = device_wave(fp->fn, l);
+	fp->park = -1;
+	for (unsigned i = 0; i < k->nadded[VARIANT_PTB]; i++)
+		if (k->added[VARIANT_PTB][i].role == PASS_PARAM_PARK)
+			fp->park = (int)i;
+	if (!wave || fp->park < 0 || p->added[fp->park] != 0)
+		return false;
+	/* The estimate is the looping form's, of ceil(total / workers) rounds. */
+	if (estimate_ns && workers) {
+		uint64_t round_ns = estimate_ns / ((total + workers - 1) / workers);
+
+		waves = round_ns ? (unsigned)(FRESH_CHUNK_NS / round_ns) : FRESH_CHUNK_WAVES_MAX;
+		if (waves < FRESH_CHUNK_WAVES_MIN)
+			waves = FRESH_CHUNK_WAVES_MIN;
+		if (waves > FRESH_CHUNK_WAVES_MAX)
+			waves = FRESH_CHUNK_WAVES_MAX;
+	}
+	fp->chunk = (uint64_t)wave * waves > UINT32_MAX ? UINT32_MAX : wave * waves;
+	fp->workers = workers;
+	return true;
 }
 
 static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
@@ -422,6 +521,8 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	struct coloc_ptb_slot slot;
 	struct ptb_values v;
 	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
+	struct fresh_plan fp;
+	bool use_fresh;
 	static __thread unsigned char packed[4096 + 64 * COLOC_MAX_ADDED];
 	size_t packed_size, park_offset = SIZE_MAX, base_offset = SIZE_MAX;
 	int fence_slot = -1;
@@ -508,7 +609,13 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	if (slot.save_bytes && v.redo && !v.save)
 		coloc_log(COLOC_LOG_DEBUG, "%s: no save area of %zu bytes free; its blocks given up "
 			  "run again from their start", k->name, slot.save_bytes);
+	/* COLOC_FRESH (above): every launch of the record agrees on the ring through slot_base. */
+	use_fresh = coloc_cfg.fresh && slot.hold && fns->fresh && !k->ptb_global_slots && batch <= 1 &&
+		    (v.redo || !k->ptb_restart);
+	if (use_fresh)
+		v.slot_base = workers;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
+	use_fresh = use_fresh && fresh_plan(&fp, k, fns, l, workers, estimate_ns, &p);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);
 	if (slot.park && (!packed_size || park_offset == SIZE_MAX || base_offset == SIZE_MAX)) {
@@ -525,7 +632,14 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	wgrid.x = workers;
 	wgrid.y = wgrid.z = 1;
 	slot.turns = turns;
-	rc = launch_variant(l, fn, wgrid, p.ptr);
+	if (use_fresh) {
+		struct coloc_dim3 g = { blocks_of(l->grid) < fp.chunk ? (unsigned)blocks_of(l->grid)
+								      : fp.chunk, 1, 1 };
+
+		rc = launch_variant(l, fp.fn, g, p.ptr);
+	} else {
+		rc = launch_variant(l, fn, wgrid, p.ptr);
+	}
 	if (rc == CUDA_SUCCESS && slot.links)
 		ptb_links(l, k, fn, wgrid, &p, &v, &slot);
 	coloc_ptb_end(&slot, rc == CUDA_SUCCESS, l->stream, l->flavor, fn, workers, l->block,
@@ -537,7 +651,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 
 		/* Not cancelled inside (nanosleep is a cancellation point): the hold must end. */
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-		ptb_hold(l, fn, wgrid, &p, &slot, blocks_of(l->grid));
+		ptb_hold(l, fn, wgrid, &p, &slot, blocks_of(l->grid), use_fresh ? &fp : NULL);
 		pthread_setcancelstate(cancel, NULL);
 	}
 	coloc_hold_unregister(fence_slot);

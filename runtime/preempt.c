@@ -668,23 +668,22 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	return 0;
 }
 
-CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done)
+CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t hdr[4])
 {
 	struct ctx_state *s = slot->state;
-	uint32_t hdr[4];
 	CUresult rc = REAL(cuEventSynchronize)(s->rec[slot->record].done);
 
 	/* After the launch's end: the header as it left it (the legacy stream waits for it). */
 	if (rc == CUDA_SUCCESS)
-		rc = REAL(cuMemcpyDtoH_v2)(hdr, slot->control, sizeof(hdr));
+		rc = REAL(cuMemcpyDtoH_v2)(hdr, slot->control, 4 * sizeof(uint32_t));
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	*done = hdr[1];
 	/*
-	 * Blocks left: it was stopped.  A relaunch before the watcher clears
-	 * the stop would only leave at once: wait for the clear.
+	 * Blocks left: it was stopped (or, with COLOC_FRESH, a chunk ended).  A
+	 * relaunch before the watcher clears a stop would only leave at once:
+	 * wait for the clear.
 	 */
-	if (*done < s->rec[slot->record].total) {
+	if (hdr[1] < s->rec[slot->record].total) {
 		struct timespec pause = { 0, 20000 };
 
 		while (__atomic_load_n(&s->stopped, __ATOMIC_ACQUIRE))

@@ -223,9 +223,11 @@ CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
 			enum coloc_stream_flavor flavor);
 /*
  * COLOC_PARK=host, after coloc_ptb_end: waits for the launch (or its last
- * relaunch) to end and gives the blocks its control block counts done.
+ * relaunch) to end and gives its control block's header as it left it:
+ * next, done, the redo ring's head and tail.  When blocks are left, returns
+ * once the stop (if any) is clear.
  */
-CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t *done);
+CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t header[4]);
 /* After a relaunch on `stream` with the same control block: tracked again. */
 void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
 			  enum coloc_stream_flavor flavor);

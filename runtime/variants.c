@@ -604,6 +604,10 @@ static void apply_attrs(struct coloc_kernel_info *k, struct coloc_kernel_fns *f)
 			apply_attrs_to(k, f->fn[i], k->variant[i]);
 	if (f->ptb_capped)
 		apply_attrs_to(k, f->ptb_capped, "register-capped persistent");
+	if (f->fresh)
+		apply_attrs_to(k, f->fresh, "one-block-a-worker persistent");
+	if (f->fresh_capped)
+		apply_attrs_to(k, f->fresh_capped, "register-capped one-block-a-worker persistent");
 	/* An attribute (shared memory, carveout) may change how many blocks fit. */
 	__atomic_store_n(&f->wave_memo[0], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->wave_memo[1], 0, __ATOMIC_RELAXED);
@@ -657,6 +661,18 @@ struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *
 				 k->variant[VARIANT_PTB] + strlen(COLOC_PREFIX));
 			if (REAL(cuModuleGetFunction)(&f->ptb_capped, v->module, capped) != CUDA_SUCCESS)
 				f->ptb_capped = NULL;
+		}
+		/* Its one-block-a-worker variant, where the passes made one (ptb.c), and its cap. */
+		if (f->fn[VARIANT_PTB] && !k->ptb_global_slots) {
+			char fresh[4096];
+
+			snprintf(fresh, sizeof(fresh), "%sfresh_%s", COLOC_PREFIX, k->name);
+			if (REAL(cuModuleGetFunction)(&f->fresh, v->module, fresh) != CUDA_SUCCESS)
+				f->fresh = NULL;
+			snprintf(fresh, sizeof(fresh), "%scap_fresh_%s", COLOC_PREFIX, k->name);
+			if (!f->fresh || !v->capped ||
+			    REAL(cuModuleGetFunction)(&f->fresh_capped, v->module, fresh) != CUDA_SUCCESS)
+				f->fresh_capped = NULL;
 		}
 		f->attrs_applied = (unsigned)-1;
 		f->next = k->fns;

@@ -67,6 +67,9 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         leave and the kernel ends with blocks left, and the launching thread,
         which waits for it, relaunches it once the stop is cleared
   preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+  preempt-host-fresh  as preempt-host-restart, with COLOC_FRESH=1: the held
+        launch runs the kernel's one-block-a-worker variant, and after the
+        stop the looping form drains the ring (park 2) before the next one
   preempt-host-side-v1  as preempt-host-side, the second thread's set on the
         default stream made by cuStreamWriteValue32 (the ABI before CUDA 11.7)
   preempt-host-slowcopy  as preempt-host, with every copy on a stream landing
@@ -208,7 +211,7 @@ def started(tenant_args, tenant_env):
 def kernel_launched(log, be, timeout=WAIT_S):
     """Until the best-effort tenant's persistent kernel is on the (fake) GPU: its launch in LOG."""
     deadline = time.monotonic() + timeout
-    launch = re.compile(r"^cuLaunchKernel fn=__coloc_ptb_.* (resident|parked)=\d+", re.M)
+    launch = re.compile(r"^cuLaunchKernel fn=__coloc_(ptb|fresh)_.* (resident|parked)=\d+", re.M)
     while time.monotonic() < deadline and be.p.poll() is None:
         if os.path.exists(log):
             with open(log) as f:
@@ -275,7 +278,7 @@ if mode.startswith("preempt"):
         # 1 + 24 relaunches (it is not measured yet).
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="stream", COLOC_PARK_LINKS="1")
     if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side", "preempt-host-edge",
-                "preempt-host-slowcopy", "preempt-host-side-v1"):
+                "preempt-host-slowcopy", "preempt-host-side-v1", "preempt-host-fresh"):
         # Time-slicing: a stopped kernel is held by its launching thread.
         # Its relaunch is, like the launch, a kernel on the application's
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
@@ -292,9 +295,12 @@ if mode.startswith("preempt"):
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
         if "STOP_BY_END" in os.environ:
             be_env["COLOC_STOP_BY_END"] = os.environ["STOP_BY_END"]
-    if mode in ("preempt-restart", "preempt-stream-restart", "preempt-host-restart"):
+    if mode in ("preempt-restart", "preempt-stream-restart", "preempt-host-restart",
+                "preempt-host-fresh"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
+    if mode == "preempt-host-fresh":
+        be_env["COLOC_FRESH"] = "1"
     # The best-effort tenant's kernel must be on the GPU when the latency
     # tenant turns busy, and the best-effort tenant must still be there when
     # colocctl shows what its watcher did: it waits before synchronizing
@@ -358,7 +364,7 @@ if mode.startswith("preempt"):
 
     seen = status("stopped-and-resumed", stops_seen)
     if mode in ("preempt-restart", "preempt-stuck", "preempt-stream-restart",
-                "preempt-host-restart", "preempt-host-slowcopy"):
+                "preempt-host-restart", "preempt-host-slowcopy", "preempt-host-fresh"):
         # A stop ends when every block taken is done or given up (in the redo
         # ring); counted as still running, it would last until the watcher's
         # 200 ms deadline, and its log says so.

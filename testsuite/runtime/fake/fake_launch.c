@@ -7,14 +7,17 @@
  * pad; u64 host}, a pointer to the redo ring and, made with --ptb-resume, a
  * pointer to a save area, docs/passes.md) takes virtual
  * blocks off `next`, counting each in `done`, until the word is set or the
- * grid is done.  A word above 1 narrows instead of stopping, to a share
+ * grid is done.  Blocks in the redo ring come first; with park 2 (a drain)
+ * only those.  Its one-block-a-worker variant (`__coloc_fresh_K`, the same
+ * parameters) takes at most a block a worker, none from the ring, and its
+ * ring holds twice slot_base entries.  A word above 1 narrows instead of stopping, to a share
  * of the SMs the fake does not have: a launch with a parker goes on as if
  * not stopped (its parker always does), a helper (park 0) runs nothing, as
  * if all its workers sat on the SMs given up.
  *
  * With COLOC_FAKE_PTB_STOP_AFTER=N, a launch with park = 1, or with park 0
  * and slot_base 0 (a launch on the application's stream parked on the
- * stream, COLOC_PARK; helpers have slot_base above 0), runs N blocks during
+ * stream, COLOC_PARK; helpers have slot_base above 0), or a fresh one, runs N blocks during
  * its launch call and stays resident: at the fake's later calls it
  * finishes its blocks once COLOC_FAKE_RESIDENT_US passed since its launch,
  * unless it is stopped first.  Then its workers leave; with park = 1 worker
@@ -52,6 +55,10 @@
 /* Dynamic shared memory: above 48 KiB a kernel must opt in. */
 #define LIMIT_DYNAMIC_SHMEM (48 * 1024)
 #define PTB_PREFIX "__coloc_ptb_"
+#define FRESH_PREFIX "__coloc_fresh_"
+
+/* How a launch takes blocks: ring first, then the counter; only the counter; only the ring. */
+enum take_mode { TAKE_LOOP, TAKE_FRESH, TAKE_DRAIN };
 
 /* ---- streams and events: everything has already happened */
 
@@ -686,6 +693,8 @@ struct resident {
 	uint32_t cap;      /* the ring's entries: twice its workers or slot_base, the larger */
 	uint64_t stop_seen_ns; /* COLOC_FAKE_LEAVE_US: when it first saw its stop */
 	bool block_held;       /* ... and its control block counts a block not yet done */
+	enum take_mode mode;
+	uint64_t left;         /* blocks it may still take (a fresh launch: its workers') */
 };
 
 static struct resident resident[MAX_RESIDENT];
@@ -739,16 +748,17 @@ static bool ring_pop(unsigned char *ctl, uint64_t redo, uint32_t cap)
 
 /*
  * Runs virtual blocks while not stopped, those given up first; returns how
- * many.
+ * many.  A fresh launch (ptb.c's one-block-a-worker variant) takes none from
+ * the ring; a drain (park 2) only those.
  */
 static uint64_t ptb_blocks(unsigned char *ctl, uint64_t stop, bool parks, uint64_t total,
-			   uint64_t limit, uint64_t redo, uint32_t cap)
+			   uint64_t limit, uint64_t redo, uint32_t cap, enum take_mode mode)
 {
 	uint64_t ran = 0;
 
 	while (!ptb_stopped(stop, false, parks) && ran < limit) {
-		if (!ring_pop(ctl, redo, cap)) {
-			if (le_load(ctl, 4) >= total)
+		if (mode == TAKE_FRESH || !ring_pop(ctl, redo, cap)) {
+			if (mode == TAKE_DRAIN || le_load(ctl, 4) >= total)
 				break;
 			le_store32(ctl, (uint32_t)le_load(ctl, 4) + 1);
 		}
@@ -810,8 +820,8 @@ static void resident_start(struct resident *r, unsigned char *ctl)
 	r->queued = false;
 	if (!ptb_stopped(r->stop, false, r->parks) || le_load(ctl, 4) >= r->total) {
 		snprintf(what, sizeof(what), "started, finished ran=%llu",
-			 (unsigned long long)ptb_blocks(ctl, r->stop, r->parks, r->total, UINT64_MAX,
-							r->redo, r->cap));
+			 (unsigned long long)ptb_blocks(ctl, r->stop, r->parks, r->total, r->left,
+							r->redo, r->cap, r->mode));
 		r->live = false;
 	} else if (!r->parks) {
 		snprintf(what, sizeof(what), "started, left at once");
@@ -915,7 +925,7 @@ void fake_progress(void)
 		if (!r->parked && (fake_now_ns() >= r->finish_ns || le_load(ctl, 4) >= r->total)) {
 			snprintf(what, sizeof(what), "finished ran=%llu",
 				 (unsigned long long)ptb_blocks(ctl, r->stop, r->parks, r->total,
-								UINT64_MAX, r->redo, r->cap));
+								r->left, r->redo, r->cap, r->mode));
 			r->live = false;
 			resident_log(r, what);
 		}
@@ -997,6 +1007,7 @@ static struct resident *resident_new(const char *name, CUstream stream,
 	r->redo = le_load(values[n - 1], 8);
 	r->cap = (uint32_t)(2 * ring);
 	r->total = total;
+	r->left = UINT64_MAX;
 	return r;
 }
 
@@ -1163,7 +1174,10 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	 * parameter after redo): the others are read as before it.  The fake
 	 * gives no block up, so the area is only checked to be device memory.
 	 */
-	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) == 0 && n >= 10 &&
+	bool fresh = strncmp(k->name, FRESH_PREFIX, strlen(FRESH_PREFIX)) == 0;
+	enum take_mode mode;
+
+	if ((fresh || strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) == 0) && n >= 10 &&
 	    k->params[n - 1].size == 8 && k->params[n - 2].size == 8 &&
 	    k->params[n - 3].size == 8 && k->params[n - 4].size == 8 && k->params[n - 5].size == 4) {
 		uint64_t save = le_load(values[n - 1], 8);
@@ -1172,7 +1186,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			return CUDA_ERROR_LAUNCH_FAILED;
 		n--;
 	}
-	if (strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0 || n < 9 ||
+	if ((!fresh && strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0) || n < 9 ||
 	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 8 ||
 	    k->params[n - 4].size != 4 || k->params[n - 5].size != 4 || k->params[n - 6].size != 4)
 		return CUDA_SUCCESS;
@@ -1183,10 +1197,16 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	}
 	park = le_load(values[n - 6], 4);
 	base = le_load(values[n - 5], 4);
-	/* The ring's capacity, as the variant computes it (ptb.c): a helper's is its launch's. */
-	ring = workers > base ? workers : base;
+	/*
+	 * The ring's capacity, as the variant computes it (ptb.c): a helper's is
+	 * its launch's; a fresh launch's is twice slot_base, whatever its grid.
+	 * A fresh launch takes at most a block a worker and none from the ring;
+	 * a looping one with park 2 only drains the ring.
+	 */
+	ring = fresh || workers <= base ? base : workers;
+	mode = fresh ? TAKE_FRESH : park == 2 ? TAKE_DRAIN : TAKE_LOOP;
 	/* Helpers are the launches with their own bank of slots (slot_base above 0). */
-	if (!park && base && no_helpers && strcmp(no_helpers, "1") == 0)
+	if (!park && base && !fresh && no_helpers && strcmp(no_helpers, "1") == 0)
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 	/* On a GPU, a control pointer outside device memory faults the launch. */
 	stop = le_load(values[n - 2], 8);
@@ -1199,28 +1219,37 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 		/* Behind a wait on its stream: it starts when the wait is met (fake_progress). */
 		if (!(r = resident_new(k->name, stream, values, n, total, ring)))
 			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-		r->parks = park != 0;
+		r->parks = park == 1;
+		r->mode = mode;
+		r->left = fresh ? workers : UINT64_MAX;
 		r->queued = true;
 		r->after = before;
 		coloc_buf_printf(line, " queued=%u", r->id);
 		*stays = true;
 		return CUDA_SUCCESS;
 	}
-	/* The launch on the application's stream (not a helper) stays on the GPU a while. */
-	if (stop_env && (park || !base))
+	/* The launch on the application's stream (not a helper or a drain) stays on the GPU a while. */
+	if (stop_env && (park == 1 || !base || fresh))
 		stop_after = strtoull(stop_env, NULL, 10);
-	ran = ptb_blocks(ctl, stop, park != 0, total, stop_after, redo, (uint32_t)(2 * ring));
+	ran = ptb_blocks(ctl, stop, park == 1, total,
+			 fresh && workers < stop_after ? workers : stop_after, redo, (uint32_t)(2 * ring),
+			 mode);
 	coloc_buf_printf(line, " ran=%llu", (unsigned long long)ran);
 	*blocks = ran;
-	if (le_load(ctl, 4) >= total && !(park && le_load(ctl + 4, 4) < total))
+	if (le_load(ctl, 4) >= total && !(park == 1 && le_load(ctl + 4, 4) < total) &&
+	    (mode != TAKE_DRAIN || le_load(ctl + 8, 4) == le_load(ctl + 12, 4)))
 		return CUDA_SUCCESS;
-	if (!park && ptb_stopped(stop, false, false))
+	if ((fresh && ran >= workers) || mode == TAKE_DRAIN)
+		return CUDA_SUCCESS; /* every worker ran its block; the ring is empty */
+	if (park != 1 && ptb_stopped(stop, false, false))
 		return CUDA_SUCCESS; /* stopped, no parker: the workers left */
 	if (!(r = resident_new(k->name, stream, values, n, total, ring)))
 		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-	r->parks = park != 0;
+	r->parks = park == 1;
+	r->mode = mode;
+	r->left = fresh ? workers - ran : UINT64_MAX;
 	r->finish_ns = fake_now_ns() + (us && *us ? strtoull(us, NULL, 10) * 1000u : 0);
-	r->parked = park && ptb_stopped(stop, false, true);
+	r->parked = park == 1 && ptb_stopped(stop, false, true);
 	coloc_buf_printf(line, " %s=%u", r->parked ? "parked" : "resident", r->id);
 	*stays = true; /* its time is COLOC_FAKE_RESIDENT_US, not COLOC_FAKE_KERNEL_US */
 	return CUDA_SUCCESS;
