@@ -395,8 +395,8 @@ struct fresh_plan {
  * no latency tenant is busy, as often as it is stopped.  Stream order
  * holds without anything of it on the GPU or queued on the stream while
  * it is stopped; the thread gives up the overlap of this one launch with
- * the work it would launch next.  With `fresh` (COLOC_FRESH, above) the
- * relaunches are a drain of the ring when it holds blocks, then the next
+ * the work it would launch next.  With `fresh` (COLOC_FRESH, above) a
+ * relaunch is a drain of the ring when it holds blocks, else the next
  * chunk.  A driver error ends the wait, logged: work after the launch may
  * then start before its blocks are done.
  */
@@ -424,30 +424,35 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 			break;
 		}
 		coloc_sched_issue_begin(true, 0);
+		coloc_ptb_hold_relaunch(slot);
 		if (!fresh || (hdr[3] == hdr[2] && hdr[0] >= total)) {
 			/* The looping form takes what is left (ring first): also what nothing else would. */
 			rc = launch_variant(l, fn, wgrid, p->ptr);
 			relaunches++;
+		} else if (hdr[3] != hdr[2]) {
+			/*
+			 * The ring first, alone: a fresh launch queued behind a drain
+			 * that a stop cut short would run once the stop is clear and
+			 * could give more blocks up into a ring still holding the
+			 * first ones, past its capacity (the GPT trainer hung so on
+			 * an H200: a give-up waiting for a position whose entry
+			 * nothing would take).
+			 */
+			struct coloc_dim3 g = { hdr[3] - hdr[2] < fresh->workers ? hdr[3] - hdr[2]
+										   : fresh->workers,
+						1, 1 };
+
+			p->added[fresh->park] = 2;
+			rc = launch_variant(l, fn, g, p->ptr);
+			p->added[fresh->park] = 0;
+			drains++;
 		} else {
-			rc = CUDA_SUCCESS;
-			if (hdr[3] != hdr[2]) {
-				struct coloc_dim3 g = { hdr[3] - hdr[2] < fresh->workers ? hdr[3] - hdr[2]
-											   : fresh->workers,
-							1, 1 };
+			struct coloc_dim3 g = { total - hdr[0] < fresh->chunk ? (unsigned)(total - hdr[0])
+									       : fresh->chunk,
+						1, 1 };
 
-				p->added[fresh->park] = 2;
-				rc = launch_variant(l, fn, g, p->ptr);
-				p->added[fresh->park] = 0;
-				drains++;
-			}
-			if (rc == CUDA_SUCCESS && hdr[0] < total) {
-				struct coloc_dim3 g = { total - hdr[0] < fresh->chunk ? (unsigned)(total - hdr[0])
-										       : fresh->chunk,
-							1, 1 };
-
-				rc = launch_variant(l, fresh->fn, g, p->ptr);
-				chunks++;
-			}
+			rc = launch_variant(l, fresh->fn, g, p->ptr);
+			chunks++;
 		}
 		if (rc != CUDA_SUCCESS)
 			break;
@@ -522,6 +527,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	struct ptb_values v;
 	struct coloc_dim3 none = { 0, 0, 0 }, wgrid;
 	struct fresh_plan fp;
+	unsigned ring;
 	bool use_fresh;
 	static __thread unsigned char packed[4096 + 64 * COLOC_MAX_ADDED];
 	size_t packed_size, park_offset = SIZE_MAX, base_offset = SIZE_MAX;
@@ -581,10 +587,28 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	 * diffrun's park storm, whose helpers have a random number of workers,
 	 * passed on an H200 with -S, benchmarks/results/2026-11-27-h200/session12).
 	 */
+	/*
+	 * COLOC_FRESH: the ring (and the save area) must also hold what a
+	 * fresh launch's resident workers give up at once, which can be more
+	 * than the looping form's workers (fewer registers, more blocks an SM);
+	 * every launch of the record then has slot_base `ring`.
+	 */
+	ring = workers;
+	if (coloc_cfg.fresh && fns->fresh && !k->ptb_global_slots && batch <= 1 &&
+	    coloc_ptb_holds()) {
+		unsigned fw = device_wave(fns->fresh, l), cw = fns->fresh_capped ?
+							       device_wave(fns->fresh_capped, l) : 0;
+
+		fw = fw > cw ? fw : cw;
+		if (fw > blocks_of(l->grid))
+			fw = (unsigned)blocks_of(l->grid);
+		if (fw > ring)
+			ring = fw;
+	}
 	slot.save_bytes = slot.save_busy = 0;
 	if (k->resume_thread_bytes && coloc_cfg.restart && batch <= 1 &&
-	    2ull * workers <= COLOC_REDO_ENTRIES) {
-		uint64_t cap = 2ull * workers;
+	    2ull * ring <= COLOC_REDO_ENTRIES) {
+		uint64_t cap = 2ull * ring;
 		uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
 
 		slot.save_busy = (size_t)((4 * cap + 255) / 256 * 256);
@@ -604,7 +628,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	v.slot_base = 0;
 	v.batch = batch;
 	/* A ring too small for the launch's workers and a helper's: no block is given up. */
-	v.redo = 2ull * workers <= COLOC_REDO_ENTRIES ? slot.redo : 0;
+	v.redo = 2ull * ring <= COLOC_REDO_ENTRIES ? slot.redo : 0;
 	v.save = v.redo ? slot.save : 0;
 	if (slot.save_bytes && v.redo && !v.save)
 		coloc_log(COLOC_LOG_DEBUG, "%s: no save area of %zu bytes free; its blocks given up "
@@ -613,7 +637,7 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	use_fresh = coloc_cfg.fresh && slot.hold && fns->fresh && !k->ptb_global_slots && batch <= 1 &&
 		    (v.redo || !k->ptb_restart);
 	if (use_fresh)
-		v.slot_base = workers;
+		v.slot_base = ring;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
 	use_fresh = use_fresh && fresh_plan(&fp, k, fns, l, workers, estimate_ns, &p);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,

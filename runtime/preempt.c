@@ -688,12 +688,18 @@ CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t hdr[4])
 
 		while (__atomic_load_n(&s->stopped, __ATOMIC_ACQUIRE))
 			nanosleep(&pause, NULL);
-		/* The relaunch follows, outside the lock, its event after it (stop_all, landings). */
-		pthread_mutex_lock(&s->lock);
-		s->rec[slot->record].relaunching = true;
-		pthread_mutex_unlock(&s->lock);
 	}
 	return CUDA_SUCCESS;
+}
+
+void coloc_ptb_hold_relaunch(const struct coloc_ptb_slot *slot)
+{
+	struct ctx_state *s = slot->state;
+
+	/* The relaunch follows, outside the lock, its event after it (stop_all, landings). */
+	pthread_mutex_lock(&s->lock);
+	s->rec[slot->record].relaunching = true;
+	pthread_mutex_unlock(&s->lock);
 }
 
 void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,

@@ -228,6 +228,11 @@ CUresult coloc_ptb_wait(const struct coloc_ptb_slot *slot, CUstream stream,
  * once the stop (if any) is clear.
  */
 CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t header[4]);
+/*
+ * Just before relaunching, once past the gate (a thread that waits at the
+ * gate is not relaunching: a stop meanwhile need not wait for it).
+ */
+void coloc_ptb_hold_relaunch(const struct coloc_ptb_slot *slot);
 /* After a relaunch on `stream` with the same control block: tracked again. */
 void coloc_ptb_hold_again(const struct coloc_ptb_slot *slot, CUstream stream,
 			  enum coloc_stream_flavor flavor);
