@@ -34,10 +34,11 @@
  *                            are resumed where they stopped (colocc --ptb-resume; their own
  *                            cache entries; default 1; unset, an AOT cache's variants made
  *                            without it are used as they are; docs/passes.md)
- *   COLOC_FRESH=0|1          1: a launch held by its thread (COLOC_PARK=host) of a kernel
- *                            whose blocks can be given up runs its one-block-a-worker
- *                            variant a few waves at a time, and the looping form only
- *                            to resume what a stop gave up (default 0; launch.c)
+ *   COLOC_FRESH=0|1          1: a launch held by its thread (COLOC_PARK=host) runs the
+ *                            kernel's one-block-a-worker variant a few waves at a time,
+ *                            and the looping form only to resume what a stop gave up
+ *                            (default 0: experimental, a fresh launch hung in 2 of 6
+ *                            colocation runs on an H200; launch.c)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
@@ -686,6 +687,10 @@ __attribute__((constructor)) static void coloc_init(void)
 			  "is given up, so none is resumed");
 	if (read_flag("COLOC_FRESH", &coloc_cfg.fresh) < 0)
 		return;
+	if (coloc_cfg.fresh)
+		coloc_log(COLOC_LOG_WARN, "COLOC_FRESH=1 is experimental: on an H200, 2 of 6 runs of "
+			  "the suite's long trainer beside a latency tenant hung in a fresh launch "
+			  "(benchmarks/results/2026-11-27-h200/session13)");
 	if (read_flag("COLOC_STOP_COPY", &coloc_cfg.stop_copy) < 0)
 		return;
 	if (read_flag("COLOC_STOP_BY_END", &coloc_cfg.stop_by_end) < 0)

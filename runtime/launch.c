@@ -357,6 +357,8 @@ static uint64_t hold_now_ns(void)
 #define HOLD_MIN_NS 500000u
 /* ... and a held launch that gets no block done for this long is let go (logged). */
 #define HOLD_STALL_NS 60000000000ull
+/* ... and one relaunched this often with no block done is logged (once). */
+#define HOLD_IDLE_ROUNDS 1000u
 
 /*
  * COLOC_FRESH: a held launch of a kernel whose blocks can be given up runs
@@ -405,7 +407,7 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 		     const struct fresh_plan *fresh)
 {
 	uint64_t relaunches = 0, chunks = 1, drains = 0, progress_ns = hold_now_ns();
-	uint32_t hdr[4] = { 0 }, done = 0, seen = 0;
+	uint32_t hdr[4] = { 0 }, done = 0, seen = 0, idle_rounds = 0;
 	CUresult rc;
 
 	/*
@@ -419,6 +421,12 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 		if (done != seen) {
 			seen = done;
 			progress_ns = hold_now_ns();
+			idle_rounds = 0;
+		} else if (++idle_rounds == HOLD_IDLE_ROUNDS) {
+			coloc_log(COLOC_LOG_WARN, "preemption: a held persistent launch was relaunched "
+				  "%u times with no block done (header: next %u, done %u, redo ring "
+				  "%u..%u, of %llu blocks)", idle_rounds, hdr[0], hdr[1], hdr[2], hdr[3],
+				  (unsigned long long)total);
 		} else if (hold_now_ns() - progress_ns > HOLD_STALL_NS) {
 			rc = CUDA_ERROR_LAUNCH_TIMEOUT;
 			break;

@@ -50,6 +50,7 @@
  * the resume comes.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,7 @@
 #define GATE_WAIT_NS 1000000u    /* longest the gate waits for the word's clear to land */
 #define HOST_BYTES (64 + HEADER_BYTES * RECORDS) /* the host copy, then a header per record */
 #define REDO_BYTES (4ull * COLOC_REDO_ENTRIES * RECORDS) /* a redo ring per record */
+#define HOLD_SLOW_NS 3000000000ull /* a held launch not done this long is logged */
 
 struct record {
 	bool live;              /* launched; not yet seen complete */
@@ -668,10 +670,64 @@ int coloc_ptb_begin(struct coloc_ptb_slot *slot, CUstream stream, enum coloc_str
 	return 0;
 }
 
+/*
+ * What a held launch that runs for seconds looks like while it runs: its
+ * header, and how many of its redo ring's entries and save area's busy
+ * words are set, read on a stream of their own beside it (a copy engine
+ * reads device memory while a kernel runs).
+ */
+static void hold_slow_state(const struct coloc_ptb_slot *slot)
+{
+	/* The helper stream: a held launch has no helper. */
+	const struct ctx_state *s = slot->state;
+	CUstream st = s->helper_stream;
+	uint32_t hdr[4] = { 0 }, *ring = calloc(COLOC_REDO_ENTRIES, 4), *busy = NULL;
+	unsigned entries = 0, busy_set = 0;
+
+	if (slot->save && slot->save_busy)
+		busy = calloc(slot->save_busy, 1);
+	if (!ring ||
+	    REAL(cuMemcpyDtoHAsync_v2)(hdr, slot->control, sizeof(hdr), st) != CUDA_SUCCESS ||
+	    (slot->redo && REAL(cuMemcpyDtoHAsync_v2)(ring, slot->redo, 4 * COLOC_REDO_ENTRIES,
+						      st) != CUDA_SUCCESS) ||
+	    (busy && REAL(cuMemcpyDtoHAsync_v2)(busy, slot->save, slot->save_busy, st) !=
+			     CUDA_SUCCESS) ||
+	    REAL(cuStreamSynchronize)(st) != CUDA_SUCCESS)
+		goto out;
+	for (unsigned i = 0; i < COLOC_REDO_ENTRIES; i++)
+		entries += ring[i] != 0;
+	for (size_t i = 0; busy && i < slot->save_busy / 4; i++)
+		busy_set += busy[i] != 0;
+	coloc_log(COLOC_LOG_WARN, "preemption: ... while it runs: next %u, done %u, redo ring "
+		  "%u..%u, %u ring entries set, %u busy words set", hdr[0], hdr[1], hdr[2], hdr[3],
+		  entries, busy_set);
+out:
+	free(ring);
+	free(busy);
+}
+
 CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t hdr[4])
 {
 	struct ctx_state *s = slot->state;
-	CUresult rc = REAL(cuEventSynchronize)(s->rec[slot->record].done);
+	CUevent done = s->rec[slot->record].done;
+	uint64_t since = now_ns();
+	CUresult rc;
+
+	/*
+	 * A launch that takes seconds is worth a word in the log (at most one
+	 * a launch): with the header it started from, it says what ran long.
+	 */
+	while ((rc = REAL(cuEventQuery)(done)) == CUDA_ERROR_NOT_READY &&
+	       now_ns() - since < HOLD_SLOW_NS)
+		sched_yield(); /* as the driver's default wait spins */
+	if (rc == CUDA_ERROR_NOT_READY) {
+		coloc_log(COLOC_LOG_WARN, "preemption: a held persistent launch is not done after "
+			  "%.0f s (record %u, %llu blocks; header before it: next %u, done %u, redo "
+			  "ring %u..%u)", HOLD_SLOW_NS / 1e9, slot->record,
+			  (unsigned long long)s->rec[slot->record].total, hdr[0], hdr[1], hdr[2], hdr[3]);
+		hold_slow_state(slot);
+		rc = REAL(cuEventSynchronize)(done);
+	}
 
 	/* After the launch's end: the header as it left it (the legacy stream waits for it). */
 	if (rc == CUDA_SUCCESS)
