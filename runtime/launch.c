@@ -361,9 +361,9 @@ static uint64_t hold_now_ns(void)
 #define HOLD_IDLE_ROUNDS 1000u
 
 /*
- * COLOC_FRESH: a held launch of a kernel whose blocks can be given up runs
- * its one-block-a-worker variant (ptb.c's fresh: no loop, so ptxas keeps it
- * at the original's registers; on the GPT trainer's GEMMs 0.78-0.84 of the
+ * COLOC_FRESH: a held launch runs the kernel's one-block-a-worker variant
+ * (ptb.c's fresh: no loop, so ptxas keeps it at the original's registers;
+ * on the GPT trainer's GEMMs 0.78-0.84 of the
  * original against 0.58-0.70 for the looping form's capped copy,
  * benchmarks/results/2026-11-27-h200/session13/) a few waves at a time: a
  * worker that starts after a stop leaves at once, but it still has to
@@ -374,8 +374,10 @@ static uint64_t hold_now_ns(void)
  * within FRESH_CHUNK_WAVES_MIN and _MAX waves.  Blocks a stop gave up go
  * to the redo ring, saved; before the next chunk the looping form drains
  * it (park 2: its workers leave when the ring is empty), restoring each
- * where it stopped.  Every launch of the record has slot_base = the
- * looping form's workers, so that all agree on the ring's capacity.
+ * where it stopped.  Every launch of the record has slot_base = the larger
+ * of the looping form's workers and the fresh variant's wave (run_ptb's
+ * `ring`), so that all agree on the ring's capacity, which holds what
+ * either gives up at once.
  */
 #define FRESH_CHUNK_NS 2000000ull
 #define FRESH_CHUNK_WAVES_MIN 2u
@@ -384,6 +386,7 @@ static uint64_t hold_now_ns(void)
 
 struct fresh_plan {
 	CUfunction fn;     /* the fresh variant, or its capped copy */
+	unsigned wave;     /* its workers the device holds at once */
 	unsigned chunk;    /* blocks a launch of it covers */
 	unsigned workers;  /* the looping form's: a drain has at most this many */
 	int park;          /* where park is among the parameters' added values */
@@ -485,29 +488,44 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 }
 
 /*
- * COLOC_FRESH's plan for a held launch of `total` blocks whose looping form
- * runs `workers` at once: false when it has no fresh variant.
+ * COLOC_FRESH: which fresh variant a launch runs, and how many of its
+ * workers the device holds at once; false when there is none.  The capped
+ * copy keeps the original's blocks an SM (regcap.h): it runs where a wave of
+ * the uncapped variant is short of the grid.
  */
-static bool fresh_plan(struct fresh_plan *fp, const struct coloc_kernel_info *k,
-		       const struct coloc_kernel_fns *fns, const struct launch *l, unsigned workers,
-		       uint64_t estimate_ns, const struct params *p)
+static bool fresh_pick(struct fresh_plan *fp, const struct coloc_kernel_fns *fns,
+		       const struct launch *l)
 {
-	unsigned wave = 0, waves = FRESH_CHUNK_WAVES_GUESS;
 	uint64_t total = blocks_of(l->grid);
 
 	if (!fns->fresh)
 		return false;
 	fp->fn = fns->fresh;
-	/* The capped copy keeps the original's blocks an SM (regcap.h), where a wave is short of the grid. */
-	if (fns->fresh_capped && (wave = device_wave(fns->fresh, l)) && total > wave)
+	fp->wave = device_wave(fns->fresh, l);
+	if (fns->fresh_capped && fp->wave && total > fp->wave) {
 		fp->fn = fns->fresh_capped;
-	if (fp->fn != fns->fresh || !wave)
-		wave = device_wave(fp->fn, l);
+		fp->wave = device_wave(fns->fresh_capped, l);
+	}
+	return fp->wave != 0;
+}
+
+/*
+ * The rest of the plan of a held launch of `total` blocks whose looping form
+ * runs `workers` at once: the chunk, and where park is among the
+ * parameters; false when the launch cannot go fresh.
+ */
+static bool fresh_plan(struct fresh_plan *fp, const struct coloc_kernel_info *k,
+		       const struct launch *l, unsigned workers, uint64_t estimate_ns,
+		       const struct params *p)
+{
+	unsigned waves = FRESH_CHUNK_WAVES_GUESS;
+	uint64_t total = blocks_of(l->grid);
+
 	fp->park = -1;
 	for (unsigned i = 0; i < k->nadded[VARIANT_PTB]; i++)
 		if (k->added[VARIANT_PTB][i].role == PASS_PARAM_PARK)
 			fp->park = (int)i;
-	if (!wave || fp->park < 0 || p->added[fp->park] != 0)
+	if (fp->park < 0 || p->added[fp->park] != 0)
 		return false;
 	/* The estimate is the looping form's, of ceil(total / workers) rounds. */
 	if (estimate_ns && workers) {
@@ -519,7 +537,7 @@ static bool fresh_plan(struct fresh_plan *fp, const struct coloc_kernel_info *k,
 		if (waves > FRESH_CHUNK_WAVES_MAX)
 			waves = FRESH_CHUNK_WAVES_MAX;
 	}
-	fp->chunk = (uint64_t)wave * waves > UINT32_MAX ? UINT32_MAX : wave * waves;
+	fp->chunk = (uint64_t)fp->wave * waves > UINT32_MAX ? UINT32_MAX : fp->wave * waves;
 	fp->workers = workers;
 	return true;
 }
@@ -601,18 +619,11 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	 * than the looping form's workers (fewer registers, more blocks an SM);
 	 * every launch of the record then has slot_base `ring`.
 	 */
+	use_fresh = coloc_cfg.fresh && !k->ptb_global_slots && batch <= 1 && coloc_ptb_holds() &&
+		    fresh_pick(&fp, fns, l);
 	ring = workers;
-	if (coloc_cfg.fresh && fns->fresh && !k->ptb_global_slots && batch <= 1 &&
-	    coloc_ptb_holds()) {
-		unsigned fw = device_wave(fns->fresh, l), cw = fns->fresh_capped ?
-							       device_wave(fns->fresh_capped, l) : 0;
-
-		fw = fw > cw ? fw : cw;
-		if (fw > blocks_of(l->grid))
-			fw = (unsigned)blocks_of(l->grid);
-		if (fw > ring)
-			ring = fw;
-	}
+	if (use_fresh && fp.wave > ring)
+		ring = fp.wave < blocks_of(l->grid) ? fp.wave : (unsigned)blocks_of(l->grid);
 	slot.save_bytes = slot.save_busy = 0;
 	if (k->resume_thread_bytes && coloc_cfg.restart && batch <= 1 &&
 	    2ull * ring <= COLOC_REDO_ENTRIES) {
@@ -642,12 +653,11 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		coloc_log(COLOC_LOG_DEBUG, "%s: no save area of %zu bytes free; its blocks given up "
 			  "run again from their start", k->name, slot.save_bytes);
 	/* COLOC_FRESH (above): every launch of the record agrees on the ring through slot_base. */
-	use_fresh = coloc_cfg.fresh && slot.hold && fns->fresh && !k->ptb_global_slots && batch <= 1 &&
-		    (v.redo || !k->ptb_restart);
+	use_fresh = use_fresh && slot.hold && (v.redo || !k->ptb_restart);
 	if (use_fresh)
 		v.slot_base = ring;
 	params_add(&p, k, VARIANT_PTB, l->grid, none, &v);
-	use_fresh = use_fresh && fresh_plan(&fp, k, fns, l, workers, estimate_ns, &p);
+	use_fresh = use_fresh && fresh_plan(&fp, k, l, workers, estimate_ns, &p);
 	packed_size = params_pack(&p, k, VARIANT_PTB, packed, sizeof(packed), &park_offset,
 				  &base_offset);
 	if (slot.park && (!packed_size || park_offset == SIZE_MAX || base_offset == SIZE_MAX)) {

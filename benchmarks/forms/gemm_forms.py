@@ -282,47 +282,44 @@ def main():
             total = gx * gy
             orig = mangled(ta, tb, ob)
 
-            def launch(f, grid, extra):
-                launch_params(f, grid, args, extra)
-
-            def timed(f, grid, extra_fn):
-                best, dig = None, None
+            def runs(f, grid, extra_fn, stopped, each):
+                """The fastest of a.reps runs (after one to warm up), timed with events;
+                `stopped`: the stop word set before each launch; each(r) after run r."""
+                best = None
                 for r in range(a.reps + 1):
-                    zero(Cp, cbytes)
                     zero(ctl, 4096)
-                    zero(redo, 4 * REDO_WORDS)
+                    if stopped:
+                        check(cu.cuMemsetD32_v2(C.c_uint64(ctl + 2048), C.c_uint(1), C.c_size_t(1)),
+                              "cuMemsetD32")
+                    else:
+                        zero(Cp, cbytes)
+                        zero(redo, 4 * REDO_WORDS)
                     check(cu.cuCtxSynchronize(), "cuCtxSynchronize")
                     check(cu.cuEventRecord(e0, None), "cuEventRecord")
-                    launch(f, grid, extra_fn())
+                    launch_params(f, grid, args, extra_fn())
                     check(cu.cuEventRecord(e1, None), "cuEventRecord")
                     wait(f"{shape}: a timed launch")
                     ms = C.c_float()
                     check(cu.cuEventElapsedTime(C.byref(ms), e0, e1), "cuEventElapsedTime")
                     if r and (best is None or ms.value < best):
                         best = ms.value
+                    each(r)
+                return best
+
+            def timed(f, grid, extra_fn):
+                dig = []
+
+                def each(r):
                     if r == 1:
-                        dig = digest(Cp, cbytes)
+                        dig.append(digest(Cp, cbytes))
                         if ctl_done() != total and extra_fn() != []:
                             raise RuntimeError(f"{shape}: done {ctl_done()} of {total}")
-                return best, dig
+                return runs(f, grid, extra_fn, False, each), dig[0]
 
             def drain(f, grid, extra_fn):
                 """The fastest run with the stop word set before the launch: every worker
                 leaves at its take, so this is what a stop leaves the GPU to do."""
-                best = None
-                for r in range(a.reps + 1):
-                    zero(ctl, 4096)
-                    check(cu.cuMemsetD32_v2(C.c_uint64(ctl + 2048), C.c_uint(1), C.c_size_t(1)),
-                          "cuMemsetD32")
-                    check(cu.cuCtxSynchronize(), "cuCtxSynchronize")
-                    check(cu.cuEventRecord(e0, None), "cuEventRecord")
-                    launch(f, grid, extra_fn())
-                    check(cu.cuEventRecord(e1, None), "cuEventRecord")
-                    wait(f"{shape}: a timed launch")
-                    ms = C.c_float()
-                    check(cu.cuEventElapsedTime(C.byref(ms), e0, e1), "cuEventElapsedTime")
-                    if r and (best is None or ms.value < best):
-                        best = ms.value
+                best = runs(f, grid, extra_fn, True, lambda r: None)
                 if ctl_done() != 0:
                     raise RuntimeError(f"{shape}: a stopped launch did {ctl_done()} blocks")
                 return best

@@ -29,3 +29,5 @@ for k in m["kernels"]:
         if "reason" in f:
             line += f" at {f['line']}:{f['column']}: {f['reason']}"
         print(line)
+        if "fresh" in f:
+            print(f"  {form} fresh {f['fresh']}")
