@@ -38,9 +38,10 @@
  * recomputed) and the save area's registers made where they are used.  10:
  * ptb's one-block-a-worker variant (__coloc_fresh_K) next to the looping one,
  * whose parker is now park 1 only (park 2: a launch that only drains the
- * redo ring).
+ * redo ring).  11: the fresh variant takes no block while the redo ring holds
+ * one (a launch stopped several times could overfill the ring and hang).
  */
-#define COLOC_CACHE_FORMAT 10
+#define COLOC_CACHE_FORMAT 11
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

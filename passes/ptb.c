@@ -366,8 +366,15 @@ static const char restart_decls[] =
 	".reg .pred __coloc_drain;\n"
 	".shared .align 8 .b32 __coloc_halt[2];\n";
 
-/* The fresh variant's word for the dirty flags (ptb_variant). */
-static const char fresh_decls[] = ".shared .align 4 .b32 __coloc_dflag;\n";
+/*
+ * The fresh variant's word for the dirty flags (ptb_variant), and its take's
+ * look at the ring (fresh_take): registers of its own, since reusing the
+ * give-up's (rh, rt) took ptxas from 136 to 171 registers on the GPT
+ * trainer's forward GEMM.
+ */
+static const char fresh_decls[] = ".shared .align 4 .b32 __coloc_dflag;\n"
+				  ".reg .b32 __coloc_fh, __coloc_ft;\n"
+				  ".reg .pred __coloc_fq;\n";
 
 /*
  * The ring holds twice a launch's workers: its own and one helper's.  A
@@ -494,6 +501,24 @@ static const char restart_pop[] =
 	"sub.u32 __coloc_vid, __coloc_vid, 1;\n"
 	"bra __coloc_took;\n";
 static const char loop_drain_take[] = "@__coloc_drain bra __coloc_took;\n";
+
+/*
+ * The fresh variant's take (restart_take's third %s): no block is taken
+ * once the ring holds one.  Nothing pops the ring while a fresh launch runs
+ * (the runtime drains it between launches, alone), and the runtime starts
+ * one only with the ring empty; so the blocks it gives up are those taken
+ * before its first give-up counted the tail, all resident then: at most a
+ * wave, which the ring (twice slot_base, at least the wave) holds.  Without
+ * it, a launch stopped, cleared and stopped again went on taking blocks
+ * between the stops, and its give-ups could fill the ring: the next one
+ * then waited for a position that only a drain after the launch would free
+ * (the GPT trainer hung so beside ResNet-50 on an H200, 2 runs of 6,
+ * benchmarks/results/2026-11-27-h200/session13/).
+ */
+static const char fresh_take[] =
+	"ld.volatile.global.v2.u32 {__coloc_fh, __coloc_ft}, [__coloc_ctl+8];\n"
+	"setp.ne.and.u32 __coloc_fq, __coloc_fh, __coloc_ft, __coloc_canhalt;\n"
+	"@__coloc_fq bra __coloc_took;\n";
 
 /*
  * Whether the launch has a save area (the parameter, in a launch that gives
@@ -768,7 +793,7 @@ static int ptb_variant(struct pass_ctx *ctx, struct pass_kernel *k, bool fresh)
 	if (!fresh)
 		coloc_buf_printf(&pop, restart_pop, resume ? resume_pop : "");
 	coloc_buf_printf(&take, restart_take, resume && !fresh ? resume_take : "",
-			 fresh ? "" : coloc_buf_cstr(&pop), fresh ? "" : loop_drain_take);
+			 fresh ? "" : coloc_buf_cstr(&pop), fresh ? fresh_take : loop_drain_take);
 	coloc_buf_printf(&abandon, restart_abandon, resume ? "__coloc_abandoning" : "__coloc_abandoned",
 			 resume ? resume_save_head : "",
 			 resume ? coloc_buf_cstr(&save) : "", resume ? resume_save_tail : "",
