@@ -39,7 +39,9 @@
  * ptb's one-block-a-worker variant (__coloc_fresh_K) next to the looping one,
  * whose parker is now park 1 only (park 2: a launch that only drains the
  * redo ring).  11: the fresh variant takes no block while the redo ring holds
- * one (a launch stopped several times could overfill the ring and hang).
+ * one (a launch stopped several times could overfill the ring and hang), and
+ * declares the looping variant's shared words (its own dirty word moved the
+ * kernel's shared variables, so the blocks it saved were restored wrong).
  */
 #define COLOC_CACHE_FORMAT 11
 

@@ -293,7 +293,7 @@ static const struct unisync_halt halt_code = {
 static const struct unisync_halt halt_fresh = {
 	.before = "bar.warp.sync __coloc_wm;\n"
 		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n"
-		  "@__coloc_dirty st.shared.u32 [__coloc_dflag], 1;\n",
+		  "@__coloc_dirty st.shared.u32 [__coloc_halt+8], 1;\n",
 	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
 		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
 		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
@@ -356,7 +356,19 @@ static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n";
 #define RESTART_COPY_SHARED_BYTES 64
 #define RESTART_RESUME_SHARED_BYTES 48
 
-/* Registers and words of a kernel whose blocks can be given up. */
+/*
+ * Registers and words of a kernel whose blocks can be given up.  One shared
+ * array holds every word the variants add besides the broadcast slots: the
+ * two halt words, then the fresh variant's dirty word (+8) and resume.c's
+ * slot word (+12).  A block the fresh variant saves is restored by the
+ * looping one, and a saved register may hold a shared-memory address: the
+ * kernel's own shared variables must be where they were.  With the same
+ * declarations in both, in the same order and first used in the same order,
+ * ptxas places them alike; when the fresh variant declared its dirty word
+ * apart, the looping variant restored its blocks 4 bytes off, and the GPU
+ * harness's fresh storm got wrong results in 31 cases
+ * (benchmarks/results/2026-11-27-h200/session14/).
+ */
 static const char restart_decls[] =
 	".reg .b32 __coloc_hw, __coloc_ht, __coloc_haltp, __coloc_cap;\n"
 	".reg .b32 __coloc_rh, __coloc_rt, __coloc_ri;\n"
@@ -364,7 +376,7 @@ static const char restart_decls[] =
 	".reg .pred __coloc_dirty, __coloc_hq, __coloc_canhalt, __coloc_rq, __coloc_hlead;\n"
 	".reg .b32 __coloc_wm, __coloc_wn;\n"
 	".reg .pred __coloc_drain;\n"
-	".shared .align 8 .b32 __coloc_halt[2];\n";
+	".shared .align 8 .b32 __coloc_halt[4];\n";
 
 /*
  * The fresh variant's word for the dirty flags (ptb_variant), and its take's
@@ -372,8 +384,7 @@ static const char restart_decls[] =
  * give-up's (rh, rt) took ptxas from 136 to 171 registers on the GPT
  * trainer's forward GEMM.
  */
-static const char fresh_decls[] = ".shared .align 4 .b32 __coloc_dflag;\n"
-				  ".reg .b32 __coloc_fh, __coloc_ft;\n"
+static const char fresh_decls[] = ".reg .b32 __coloc_fh, __coloc_ft;\n"
 				  ".reg .pred __coloc_fq;\n";
 
 /*
@@ -445,7 +456,7 @@ static const char fresh_cap[] =
 	"ld.param.u32 __coloc_cap, [__coloc_slot_base];\n"
 	"setp.ne.and.u32 __coloc_canhalt, __coloc_cap, 0, __coloc_canhalt;\n"
 	"shl.b32 __coloc_cap, __coloc_cap, 1;\n";
-static const char fresh_clear[] = "@__coloc_leader st.shared.u32 [__coloc_dflag], 0;\n";
+static const char fresh_clear[] = "@__coloc_leader st.shared.u32 [__coloc_halt+8], 0;\n";
 
 /*
  * The leader's take: a block given up comes first (claim the ring's head,
@@ -551,16 +562,16 @@ static const char fresh_take[] =
 /*
  * With --ptb-resume: the take starts with no saved state; a popped entry
  * with the top bit set was saved at its ring position (resume.c), which the
- * leader passes to the block through __coloc_rslot (position + 1).
+ * leader passes to the block through __coloc_halt+12, its slot word (position + 1).
  */
-static const char resume_take[] = "st.shared.u32 [__coloc_rslot], 0;\n";
+static const char resume_take[] = "st.shared.u32 [__coloc_halt+12], 0;\n";
 static const char resume_pop[] = "fence.acq_rel.gpu;\n"
 				 RESUME_AREA
 				 "setp.ge.and.u32 __coloc_rq, __coloc_vid, 0x80000000, __coloc_canres;\n"
 				 "and.b32 __coloc_vid, __coloc_vid, 0x7fffffff;\n"
 				 "add.u32 __coloc_t, __coloc_ri, 1;\n"
 				 "selp.u32 __coloc_t, __coloc_t, 0, __coloc_rq;\n"
-				 "st.shared.u32 [__coloc_rslot], __coloc_t;\n";
+				 "st.shared.u32 [__coloc_halt+12], __coloc_t;\n";
 
 /*
  * Giving up: the whole block arrives here from the meeting point; its
@@ -590,12 +601,11 @@ static const char restart_abandon[] =
 	"mov.u32 __coloc_end, 0;\n"
 	"bra %s;\n";
 
-/* resume.c's registers and slot word, and the launch's save area. */
+/* resume.c's registers (its slot word is __coloc_halt+12, restart_decls). */
 static const char resume_decls[] =
 	".reg .b64 __coloc_savep, __coloc_sva, __coloc_svg, __coloc_sga;\n"
 	".reg .b32 __coloc_rs, __coloc_tl, __coloc_nthr, __coloc_ci, __coloc_cs, __coloc_cv;\n"
-	".reg .pred __coloc_canres, __coloc_resuming, __coloc_cq;\n"
-	".shared .align 4 .b32 __coloc_rslot;\n";
+	".reg .pred __coloc_canres, __coloc_resuming, __coloc_cq;\n";
 
 static const char resume_init[] = "mov.pred __coloc_resuming, 0;\n";
 
@@ -616,10 +626,10 @@ static const char resume_save_head[] =
 	"setp.ne.u32 __coloc_rq, __coloc_rh, 0;\n"
 	"@__coloc_rq nanosleep.u32 100;\n"
 	"@__coloc_rq bra __coloc_claim;\n"
-	"st.shared.u32 [__coloc_rslot], __coloc_rt;\n"
+	"st.shared.u32 [__coloc_halt+12], __coloc_rt;\n"
 	"__coloc_claimed:\n"
 	"barrier.sync 0;\n"
-	"ld.shared.u32 __coloc_rs, [__coloc_rslot];\n";
+	"ld.shared.u32 __coloc_rs, [__coloc_halt+12];\n";
 static const char resume_save_tail[] = "fence.acq_rel.gpu;\n"
 				       "barrier.sync 0;\n"
 				       "__coloc_saved:\n"
@@ -783,7 +793,7 @@ static int ptb_variant(struct pass_ctx *ctx, struct pass_kernel *k, bool fresh)
 			 "@__coloc_hq bra __coloc_dispatch;\n"
 			 "%s"
 			 "bra __coloc_abandon;\n",
-			 fresh ? "ld.shared.u32 __coloc_ht, [__coloc_dflag];\n"
+			 fresh ? "ld.shared.u32 __coloc_ht, [__coloc_halt+8];\n"
 				 "setp.ne.u32 __coloc_hq, __coloc_ht, 0;\n"
 			       : "barrier.red.or.pred __coloc_hq, 0, __coloc_dirty;\n",
 			 cp_async ? "cp.async.wait_all;\n" : "");
@@ -1018,7 +1028,7 @@ static int ptb_variant(struct pass_ctx *ctx, struct pass_kernel *k, bool fresh)
 					: "st.shared.u32 [__coloc_slotp], __coloc_vid;\n",
 		    k->ptb_global_slots ? "ld.volatile.global.u32 __coloc_vid, [__coloc_slota];\n"
 					: "ld.shared.u32 __coloc_vid, [__coloc_slotp];\n",
-		    resume && !fresh ? "ld.shared.u32 __coloc_rs, [__coloc_rslot];\n"
+		    resume && !fresh ? "ld.shared.u32 __coloc_rs, [__coloc_halt+12];\n"
 				       "setp.ne.u32 __coloc_resuming, __coloc_rs, 0;\n"
 				     : "",
 		    decompose.data) < 0)

@@ -16,8 +16,12 @@
  * kernel at 1, 2, 3, 7 and one-block-per-slice, the persistent kernel with
  * 1 worker, one per SM and the most that fit, and the persistent kernel under
  * a preemption storm (stopped at random microsecond intervals and resumed,
- * at least --storm-cycles times).  Outputs must be equal bit for bit (or
- * within tol=).  With --timing it also measures each form's speed against the
+ * at least --storm-cycles times).  Where the module has the
+ * one-block-a-worker variant __coloc_fresh_K (and its capped copy), each runs
+ * once over the whole grid, then as the runtime's COLOC_FRESH runs it: a chunk
+ * at a time, the looping variant draining the redo ring between chunks, with
+ * the stop set and cleared several times during each launch (half as many
+ * stops as the storm).  Outputs must be equal bit for bit (or within tol=).  With --timing it also measures each form's speed against the
  * original and the preemption turnaround.
  *
  * One line per check on standard output ("ok ..." / "FAIL ..."); with
@@ -855,6 +859,83 @@ static unsigned run_park_storm(CUfunction f, struct kcase *c, unsigned workers, 
 	return hdr[1] == total ? cycles : UINT_MAX;
 }
 
+/* Over a case's fresh storms: the most blocks one fresh launch left in the ring; launches. */
+static uint64_t fresh_most, fresh_launches, fresh_drains;
+
+/*
+ * The runtime's COLOC_FRESH way (runtime/launch.c, ptb_hold): the fresh
+ * variant `ffresh` (a worker per block, `fwave` resident at once) a chunk
+ * of 2 to 16 waves at a time, and between chunks the looping variant
+ * `floop` (`workers` workers) with park 2 draining the ring, or with park 0
+ * taking what is left; every launch has slot_base = the larger of the two
+ * waves, so that all agree on the ring's capacity.  While a launch runs, the
+ * stop is set and cleared one to four times at random moments, as the
+ * latency tenant's kernels come and go: a fresh launch that went on taking
+ * blocks between stops could give up more than the ring holds, and hung
+ * (the GPT trainer on an H200).  The blocks a fresh launch leaves in the
+ * ring must be at most its wave (passes/ptb.c's fresh_take): counted in
+ * fresh_most.  Returns the stops.
+ */
+static unsigned run_fresh_storm(CUfunction ffresh, CUfunction floop, struct kcase *c,
+				CUdeviceptr ctl, unsigned fwave, unsigned workers,
+				unsigned max_cycles, double span_us)
+{
+	uint64_t total = total_blocks(c);
+	uint64_t ring = fwave > workers ? fwave : workers;
+	uint64_t chunk = (uint64_t)fwave * (2 + rng() % 15);
+	/* The delays span a chunk's run time, from the whole grid's. */
+	double chunk_us = span_us * (double)(chunk < total ? chunk : total) / (double)total;
+	unsigned cycles = 0, launches = 0;
+	uint32_t hdr[4] = {0, 0, 0, 0};
+	struct args run, drain;
+
+	if (ring > total)
+		ring = total;
+	ptb_args(&run, c, ctl, 0, (unsigned)ring);
+	ptb_args(&drain, c, ctl, 2, (unsigned)ring);
+	ptb_reset(ctl, stream);
+	CK(cuStreamSynchronize(stream));
+	while (hdr[1] < total) {
+		int fresh = 0;
+		unsigned k, stops;
+
+		/* Each launch takes a block, or a stop let it leave: 100,000 is far past a hang. */
+		if (++launches > 100000)
+			die("%s: fresh storm: %u launches and %u of %llu blocks done", c->name,
+			    launches, hdr[1], (unsigned long long)total);
+		if (hdr[3] != hdr[2]) {
+			unsigned n = hdr[3] - hdr[2] < workers ? hdr[3] - hdr[2] : workers;
+
+			launch(floop, n, 1, 1, c, &drain, stream);
+			fresh_drains++;
+		} else if (hdr[0] >= total) {
+			launch(floop, workers, 1, 1, c, &run, stream);
+		} else {
+			uint64_t n = total - hdr[0] < chunk ? total - hdr[0] : chunk;
+
+			launch(ffresh, (unsigned)n, 1, 1, c, &run, stream);
+			fresh_launches++;
+			fresh = 1;
+		}
+		stops = cycles < max_cycles ? 1 + (unsigned)(rng() % 4) : 0;
+		for (k = 0; k < stops; k++) {
+			double u = rng_unit(), v = rng_unit();
+
+			spin_us(u * u * (chunk_us > 1 ? chunk_us : 1));
+			CK(cuMemsetD32Async(stop_word, 1, 1, side_stream));
+			spin_us(v * v * (chunk_us > 4 ? chunk_us : 4) / 4);
+			CK(cuMemsetD32Async(stop_word, 0, 1, side_stream));
+			cycles++;
+		}
+		wait_stream(stream, opt.wait_limit_us);
+		CK(cuStreamSynchronize(side_stream));
+		CK(cuMemcpyDtoH(hdr, ctl, sizeof(hdr)));
+		if (fresh && hdr[3] - hdr[2] > fresh_most)
+			fresh_most = hdr[3] - hdr[2];
+	}
+	return cycles;
+}
+
 static double median(double *v, unsigned n)
 {
 	unsigned i, j;
@@ -878,7 +959,7 @@ static double pct(double *v, unsigned n, double p)
 
 static void run_case(CUmodule mod, struct kcase *c)
 {
-	CUfunction orig, fslice = NULL, fptb = NULL, fcap = NULL;
+	CUfunction orig, fslice = NULL, fptb = NULL, fcap = NULL, ffresh = NULL, ffcap = NULL;
 	char name[400];
 	unsigned i, s;
 	CUdeviceptr ctl;
@@ -899,6 +980,13 @@ static void run_case(CUmodule mod, struct kcase *c)
 	snprintf(name, sizeof(name), "__coloc_cap_ptb_%s", c->kernel);
 	if (cuModuleGetFunction(&fcap, mod, name) != CUDA_SUCCESS)
 		fcap = NULL;
+	/* The one-block-a-worker variant and its capped copy (COLOC_FRESH; ptb.c). */
+	snprintf(name, sizeof(name), "__coloc_fresh_%s", c->kernel);
+	if (cuModuleGetFunction(&ffresh, mod, name) != CUDA_SUCCESS)
+		ffresh = NULL;
+	snprintf(name, sizeof(name), "__coloc_cap_fresh_%s", c->kernel);
+	if (cuModuleGetFunction(&ffcap, mod, name) != CUDA_SUCCESS)
+		ffcap = NULL;
 	if (!fslice && !c->no_slice)
 		result(c, "slice", 0, "colocc did not produce a sliced variant");
 	if (!fptb && !c->no_ptb)
@@ -927,6 +1015,18 @@ static void run_case(CUmodule mod, struct kcase *c)
 			result(c, "ptb-cap", 0, "the capped persistent variant cannot take %u bytes of "
 			       "dynamic shared memory", c->smem);
 			fcap = NULL;
+		}
+		if (ffresh && cuFuncSetAttribute(ffresh, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						 (int)c->smem) != CUDA_SUCCESS) {
+			result(c, "fresh", 0, "the fresh variant cannot take %u bytes of dynamic shared "
+			       "memory", c->smem);
+			ffresh = NULL;
+		}
+		if (ffcap && cuFuncSetAttribute(ffcap, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						(int)c->smem) != CUDA_SUCCESS) {
+			result(c, "fresh-cap", 0, "the capped fresh variant cannot take %u bytes of "
+			       "dynamic shared memory", c->smem);
+			ffcap = NULL;
 		}
 	}
 
@@ -1072,6 +1172,51 @@ static void run_case(CUmodule mod, struct kcase *c)
 			       c->exactly_once ? ", every virtual block ran exactly once" : "",
 			       (unsigned long long)storm_given_up, (unsigned long long)storm_saved);
 		ptb_batch = 1;
+	}
+
+	if (fptb && (ffresh || ffcap)) {
+		/*
+		 * COLOC_FRESH: each fresh form once over the whole grid, then the
+		 * runtime's way under stops (run_fresh_storm) with the forms the
+		 * runtime picks: a capped copy where the uncapped form's wave is
+		 * short of the grid.
+		 */
+		CUfunction fresh_fn = ffresh, loop_fn = fptb;
+		unsigned got = 0, runs = 0, bad = 0, fwave, lwave;
+		double span = 0, t_start = now_us();
+
+		fresh_most = fresh_launches = fresh_drains = 0;
+		if (ffresh)
+			span = ptb_fixed_run(ffresh, c, ctl, (unsigned)total, 0, "fresh");
+		if (ffcap)
+			span = ptb_fixed_run(ffcap, c, ctl, (unsigned)total, 0, "fresh-cap");
+		if (!ffresh || (ffcap && ptb_max_workers(ffresh, c) < total))
+			fresh_fn = ffcap;
+		if (fcap && ptb_max_workers(fptb, c) < total)
+			loop_fn = fcap;
+		fwave = ptb_max_workers(fresh_fn, c);
+		lwave = ptb_max_workers(loop_fn, c);
+		while (!opt.quick && got < opt.storm_cycles / 2 && runs < 2000 &&
+		       now_us() - t_start < 60e6) {
+			upload(c);
+			got += run_fresh_storm(fresh_fn, loop_fn, c, ctl, fwave, lwave,
+					       opt.storm_cycles / 2 - got, span > 1 ? span : 1);
+			download(c, 0);
+			runs++;
+			if (!quiet_ok(c)) {
+				bad++;
+				check(c, "fresh-storm", "stop/resume");
+			}
+		}
+		if (!opt.quick)
+			result(c, "fresh-storm", !bad && got >= opt.storm_cycles / 2 && fresh_most <= fwave,
+			       "%u stops in %u runs of the %sfresh form (wave %u) with the %slooping "
+			       "form draining (wave %u): %llu fresh launches, %llu drains, %u runs "
+			       "not equal to the original; at most %llu blocks left in the ring by one "
+			       "fresh launch (at most its wave)", got, runs, fresh_fn == ffcap ? "capped " : "",
+			       fwave, loop_fn == fcap ? "capped " : "", lwave,
+			       (unsigned long long)fresh_launches, (unsigned long long)fresh_drains, bad,
+			       (unsigned long long)fresh_most);
 	}
 
 	if (fcap) {
