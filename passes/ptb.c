@@ -367,7 +367,7 @@ static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n";
  * ptxas places them alike; when the fresh variant declared its dirty word
  * apart, the looping variant restored its blocks 4 bytes off, and the GPU
  * harness's fresh storm got wrong results in 31 cases
- * (benchmarks/results/2026-11-27-h200/session14/).
+ * (benchmarks/results/2026-11-28-h200/session14/).
  */
 static const char restart_decls[] =
 	".reg .b32 __coloc_hw, __coloc_ht, __coloc_haltp, __coloc_cap;\n"

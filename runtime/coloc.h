@@ -151,7 +151,7 @@ struct coloc_config {
 	bool resume;            /* COLOC_RESUME (default 1): blocks given up are resumed where they
 				   stopped (resume.c) */
 	bool resume_said;       /* COLOC_RESUME was set: an AOT cache made without it is not used */
-	bool fresh;             /* COLOC_FRESH (default 0): held launches run fresh variants in
+	bool fresh;             /* COLOC_FRESH (default 1): held launches run fresh variants in
 				   chunks, the looping form draining what a stop gave up (launch.c) */
 	bool stop_by_end;       /* COLOC_STOP_BY_END (default 1): a stop is over when its kernels end */
 	/*

@@ -37,8 +37,7 @@
  *   COLOC_FRESH=0|1          1: a launch held by its thread (COLOC_PARK=host) runs the
  *                            kernel's one-block-a-worker variant a few waves at a time,
  *                            and the looping form only to resume what a stop gave up
- *                            (default 0: experimental, a fresh launch hung in 2 of 6
- *                            colocation runs on an H200; launch.c)
+ *                            (default 1; 0: the looping form throughout; launch.c)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control
@@ -79,8 +78,8 @@
 
 struct coloc_config coloc_cfg = {
 	.log_level = COLOC_LOG_WARN, .log_fd = 2, .profile = true, .turnaround_ns = 31600,
-	.share_hold_ns = 2000000, .restart = true, .resume = true, .stop_by_end = true, .park = COLOC_PARK_AUTO,
-	.park_links = 8,
+	.share_hold_ns = 2000000, .restart = true, .resume = true, .fresh = true, .stop_by_end = true,
+	.park = COLOC_PARK_AUTO, .park_links = 8,
 };
 
 __thread struct coloc_tls coloc_tls;
@@ -687,10 +686,6 @@ __attribute__((constructor)) static void coloc_init(void)
 			  "is given up, so none is resumed");
 	if (read_flag("COLOC_FRESH", &coloc_cfg.fresh) < 0)
 		return;
-	if (coloc_cfg.fresh)
-		coloc_log(COLOC_LOG_WARN, "COLOC_FRESH=1 is experimental: on an H200, 2 of 6 runs of "
-			  "the suite's long trainer beside a latency tenant hung in a fresh launch "
-			  "(benchmarks/results/2026-11-27-h200/session13)");
 	if (read_flag("COLOC_STOP_COPY", &coloc_cfg.stop_copy) < 0)
 		return;
 	if (read_flag("COLOC_STOP_BY_END", &coloc_cfg.stop_by_end) < 0)

@@ -619,8 +619,9 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 	 * than the looping form's workers (fewer registers, more blocks an SM);
 	 * every launch of the record then has slot_base `ring`.
 	 */
-	use_fresh = coloc_cfg.fresh && !k->ptb_global_slots && batch <= 1 && coloc_ptb_holds() &&
-		    fresh_pick(&fp, fns, l);
+	/* COLOC_FORM=ptb:W asks for W workers: the looping form, which has them. */
+	use_fresh = coloc_cfg.fresh && !(coloc_cfg.form == COLOC_FORM_PTB && coloc_cfg.workers) &&
+		    !k->ptb_global_slots && batch <= 1 && coloc_ptb_holds() && fresh_pick(&fp, fns, l);
 	ring = workers;
 	if (use_fresh && fp.wave > ring)
 		ring = fp.wave < blocks_of(l->grid) ? fp.wave : (unsigned)blocks_of(l->grid);

@@ -1,5 +1,6 @@
-"""Reads a fake driver log; prints how many persistent launches went to the driver while
-another thread's held persistent kernel was still on the (fake) GPU, and how many there were.
+"""Reads a fake driver log; prints how many persistent launches (looping or fresh) went to
+the driver while another thread's held persistent kernel was still on the (fake) GPU, and
+how many there were.
 
 usage: held_overlap.py LOG
 """
@@ -10,7 +11,7 @@ live = set()
 launches = overlaps = 0
 with open(sys.argv[1]) as f:
     for line in f:
-        m = re.match(r"cuLaunchKernel fn=__coloc_ptb_\w+ .* resident=(\d+)$", line)
+        m = re.match(r"cuLaunchKernel fn=__coloc_(?:ptb|fresh)_\w+ .* resident=(\d+)$", line)
         if m:
             launches += 1
             overlaps += bool(live)

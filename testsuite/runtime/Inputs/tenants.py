@@ -62,11 +62,12 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         yet; the last with park 1); stopped, its workers leave, and the
         helper or the next relaunch finishes it once the stop is cleared
   preempt-stream-restart  as preempt-stream, with COLOC_RESTART=1
-  preempt-host  as preempt-stream, with COLOC_PARK=host: the launch goes with
+  preempt-host  as preempt-stream, with COLOC_PARK=host (and COLOC_FRESH=0, the
+        looping form throughout): the launch goes with
         park 0 and nothing follows it on its stream; stopped, its workers
         leave and the kernel ends with blocks left, and the launching thread,
         which waits for it, relaunches it once the stop is cleared
-  preempt-host-restart  as preempt-host, with COLOC_RESTART=1
+  preempt-host-restart  as preempt-host, with COLOC_RESTART=1 and COLOC_FRESH=0
   preempt-host-fresh  as preempt-host-restart, with COLOC_FRESH=1: the held
         launch runs the kernel's one-block-a-worker variant, and after the
         stop the looping form drains the ring (park 2) before the next one
@@ -284,8 +285,9 @@ if mode.startswith("preempt"):
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="host", COLOC_FAKE_RESIDENT_US="800000")
         be_env["COLOC_STATS_FILE"] = os.path.join(run_dir, "be-stats.json")
+    # The held launch is the fresh variant (COLOC_FRESH, the default).
     if mode in ("preempt-host-side", "preempt-host-side-v1"):
-        be_args = be_args + ["--side=fn=__coloc_ptb_scale left"]
+        be_args = be_args + ["--side=fn=__coloc_fresh_scale left"]
     if mode == "preempt-host-side-v1":
         be_args = be_args + ["--side-op=write-value"]
     if mode == "preempt-host-edge":
@@ -299,8 +301,11 @@ if mode.startswith("preempt"):
                 "preempt-host-fresh"):
         be_env.update(COLOC_RESTART="1", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
+    # COLOC_FRESH is the default; preempt-host and preempt-host-restart run the looping form.
     if mode == "preempt-host-fresh":
         be_env["COLOC_FRESH"] = "1"
+    if mode in ("preempt-host", "preempt-host-restart"):
+        be_env["COLOC_FRESH"] = "0"
     # The best-effort tenant's kernel must be on the GPU when the latency
     # tenant turns busy, and the best-effort tenant must still be there when
     # colocctl shows what its watcher did: it waits before synchronizing
