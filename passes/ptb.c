@@ -348,13 +348,14 @@ static const char copy_take[] = "cp.async.wait_all;\n"
 static const char copy_decls[] = ".shared .align 16 .b8 __coloc_mirror[16];\n";
 
 /*
- * What the slots, the halt words and the mirror add to static shared
+ * What the slots, the halt words (with the fresh variant's dirty word and
+ * resume's slot word: restart_decls) and the mirror add to static shared
  * memory, with alignment: a kernel closer than this to the 48 KB static
- * limit finishes its stopped blocks rather than fail its build.
+ * limit finishes its stopped blocks rather than fail its build.  Resuming
+ * adds no shared word of its own.
  */
 #define RESTART_SHARED_BYTES 32
 #define RESTART_COPY_SHARED_BYTES 64
-#define RESTART_RESUME_SHARED_BYTES 48
 
 /*
  * Registers and words of a kernel whose blocks can be given up.  One shared
@@ -772,9 +773,7 @@ static int ptb_variant(struct pass_ctx *ctx, struct pass_kernel *k, bool fresh)
 			goto out;
 		resume = true;
 	} else if (!fresh && k->ptb_restart && ctx->ptb_resume) {
-		if (k->facts.static_shared + RESTART_RESUME_SHARED_BYTES > 48 * 1024)
-			k->ptb_resume_why = "its slot word does not fit in 48 KB of static shared memory";
-		else if ((rc = pass_resume_code(ctx, k, &save, &restore)) < 0)
+		if ((rc = pass_resume_code(ctx, k, &save, &restore)) < 0)
 			goto out;
 		resume = rc == 1;
 		rc = -1;

@@ -37,7 +37,8 @@
  *   COLOC_FRESH=0|1          1: a launch held by its thread (COLOC_PARK=host) runs the
  *                            kernel's one-block-a-worker variant a few waves at a time,
  *                            and the looping form only to resume what a stop gave up
- *                            (default 1; 0: the looping form throughout; launch.c)
+ *                            (default 1; 0: the looping form throughout; COLOC_FORM=ptb:W
+ *                            keeps the looping form, W workers; launch.c)
  *   COLOC_STOP_COPY=0|1      1: a stop word copied from host memory, not written by a stream
  *                            memory operation (default 0; for comparison: preempt.c)
  *   COLOC_STOP_BY_END=0|1    0: a stop waits for the read back of its kernels' control

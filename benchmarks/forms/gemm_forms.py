@@ -101,7 +101,8 @@ def build_module(ptx):
     ptx = variants.only(ptx, "gemm_bf16_kernel")
     base = ptx
     ptx = variants.once(ptx)
-    if "__coloc_save" in base:
+    # colocc's own fresh variant where the module has one (cache format 10 on).
+    if "__coloc_save" in base and ".entry __coloc_fresh_" not in base:
         ptx += variants.once(base, fresh=True)[len(base):]
     ptx = variants.capped(ptx, "__coloc_ptb_", 128)
     ptx = variants.capped(ptx, "__coloc_once_", 128)

@@ -21,6 +21,8 @@ first three out, so that their cost can be timed on the GPU:
   once(ptx, fresh=True)  the same, as __coloc_fresh_K, taking no block from
                the redo ring: a block given up (and saved) waits there for a
                launch of the looping form, and the copy has no restore path.
+               colocc makes __coloc_fresh_K itself since cache format 10
+               (ptb.c); gemm_forms.py uses colocc's where the module has it.
   capped(ptx, prefix, n)  copies of the entries named prefix... with
                `.maxnreg n`, as __coloc_cap_<name>.
 
@@ -71,18 +73,17 @@ def once_entry(name, text, fresh=False):
             raise ValueError("once: no ring pop in " + name)
         t = t[:i] + t[j:]
         t = t.replace("\t@__coloc_resuming bra\t__coloc_restore;\n", "")
-    resume = "__coloc_rslot" in t
-    # The dirty flags through a shared word, not a second reduction.
-    t = t.replace("\t.shared .align 8 .b32 __coloc_halt[2];",
-                  "\t.shared .align 8 .b32 __coloc_halt[2];\n\t.shared .align 4 .b32 __coloc_dflag;")
+    resume = "[__coloc_halt+12]" in t
+    # The dirty flags through a shared word (colocc's __coloc_halt+8, as its
+    # own fresh variant), not a second reduction.
     meet = "\tbarrier.red.or.pred\t__coloc_any_sync, 0, __coloc_is_sync;"
     if "__coloc_dirty" in t:
-        t = _replace(t, meet, "\t@__coloc_dirty st.shared.u32\t[__coloc_dflag], 1;\n" + meet)
+        t = _replace(t, meet, "\t@__coloc_dirty st.shared.u32\t[__coloc_halt+8], 1;\n" + meet)
         t = _replace(t, "\tbarrier.red.or.pred\t__coloc_hq, 0, __coloc_dirty;\n",
-                     "\tld.shared.u32\t__coloc_ht, [__coloc_dflag];\n"
+                     "\tld.shared.u32\t__coloc_ht, [__coloc_halt+8];\n"
                      "\tsetp.ne.u32\t__coloc_hq, __coloc_ht, 0;\n", count=1)
         t = _replace(t, "__coloc_next:\n",
-                     "\t@__coloc_leader st.shared.u32\t[__coloc_dflag], 0;\n__coloc_next:\n", count=1)
+                     "\t@__coloc_leader st.shared.u32\t[__coloc_halt+8], 0;\n__coloc_next:\n", count=1)
     # No loop: after its block a worker counts it done and leaves.
     t = _replace(t, "\tbra\t__coloc_next;", "\tbra\t__coloc_fin;")
     t = _replace(t, "__coloc_exit:\n",
@@ -99,12 +100,12 @@ def once_entry(name, text, fresh=False):
         t = _replace(t, "__coloc_took:\n\tst.shared.u32\t[__coloc_slotp], __coloc_vid;\n",
                      "__coloc_took:\n\tst.shared.v2.u32\t[__coloc_slotp], {__coloc_vid, __coloc_rsv};\n",
                      count=1)
-        t = _replace(t, "\tst.shared.u32\t[__coloc_rslot], 0;\n", "\tmov.u32\t__coloc_rsv, 0;\n", count=1)
+        t = _replace(t, "\tst.shared.u32\t[__coloc_halt+12], 0;\n", "\tmov.u32\t__coloc_rsv, 0;\n", count=1)
         if not fresh:
-            t = _replace(t, "\tst.shared.u32\t[__coloc_rslot], __coloc_t;\n\tsub.u32\t__coloc_vid",
+            t = _replace(t, "\tst.shared.u32\t[__coloc_halt+12], __coloc_t;\n\tsub.u32\t__coloc_vid",
                          "\tmov.u32\t__coloc_rsv, __coloc_t;\n\tsub.u32\t__coloc_vid", count=1)
         t = _replace(t, "\tld.shared.u32\t__coloc_vid, [__coloc_slotp];\n"
-                     "\tld.shared.u32\t__coloc_rs, [__coloc_rslot];\n",
+                     "\tld.shared.u32\t__coloc_rs, [__coloc_halt+12];\n",
                      "\tld.shared.v2.u32\t{__coloc_vid, __coloc_rs}, [__coloc_slotp];\n", count=1)
     return t
 
