@@ -1219,7 +1219,15 @@ static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 		pthread_mutex_unlock(&s->lock);
 		return false;
 	}
+	/*
+	 * Stopped before the word is written: a held launch's thread that finds
+	 * its kernel ended (coloc_ptb_hold_done) must not see the flag still
+	 * clear, or it relaunches into the stop and its launch leaves at once
+	 * (seen in CI's coord.test, the watcher descheduled between the two).
+	 */
+	__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
 	if (stop_set(s, value) != CUDA_SUCCESS) { /* a stop needs the word set too */
+		__atomic_store_n(&s->stopped, false, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
 		return false;
@@ -1291,7 +1299,6 @@ static void stop_all(struct ctx_state *s, uint64_t edge_ns)
 		free(times);
 		return;
 	}
-	s->stopped = true;
 	s->readback_moves = 0;
 	for (unsigned n = 0; times && n < RECORDS; n++)
 		times->was_live[n] = s->rec[n].live;
@@ -1432,7 +1439,7 @@ static void narrow_all(struct ctx_state *s)
 
 	if (!word_begin(s, 1 + coloc_share_units(), &locked))
 		return;
-	s->stopped = s->narrowed = true;
+	s->narrowed = true;
 	for (unsigned n = 0; n < RECORDS; n++)
 		any |= !record_complete(&s->rec[n]);
 	pthread_mutex_unlock(&s->lock);
@@ -1464,7 +1471,8 @@ static void resume_all(struct ctx_state *s)
 	}
 	/* After a narrowing, helpers give back the workers that left; after a stop, all of them. */
 	narrowed = s->narrowed;
-	s->stopped = s->narrowed = false;
+	s->narrowed = false;
+	__atomic_store_n(&s->stopped, false, __ATOMIC_RELEASE);
 	/*
 	 * Helpers only for kernels that have started (the event before them
 	 * on their stream is complete): one that has not will see the cleared

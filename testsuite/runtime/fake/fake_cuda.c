@@ -124,7 +124,9 @@
  *                                                         after the first N calls
  *   cuStreamWriteValue32_v2 stream=S addr=A value=0xV flags=F  also _ptsz, and the ABI before
  *                                                         11.7 (cuStreamWriteValue32); written at once;
- *                                                         COLOC_FAKE_WRITE_VALUE_FAIL=1: refused
+ *                                                         COLOC_FAKE_WRITE_VALUE_FAIL=1: refused;
+ *                                                         COLOC_FAKE_WRITE_VALUE_US=N: the call
+ *                                                         waits N us before it writes
  *   cuEventCreate flags=F event=E
  *   cuEventRecord event=E stream=S                        also _ptsz
  *   cuEventSynchronize event=E

@@ -1105,11 +1105,17 @@ CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32
 static CUresult stream_write_value(const char *name, CUstream stream, CUdeviceptr addr,
 				   cuuint32_t value, unsigned int flags)
 {
-	const char *fail = getenv("COLOC_FAKE_WRITE_VALUE_FAIL");
+	const char *fail = getenv("COLOC_FAKE_WRITE_VALUE_FAIL"), *delay;
 	struct coloc_buf line;
 	unsigned char *p;
 	CUresult rc, stream_rc;
 
+	/*
+	 * COLOC_FAKE_WRITE_VALUE_US=N: the call waits N us, unlocked, before
+	 * it writes, as a thread descheduled on its way to the write.
+	 */
+	if ((delay = getenv("COLOC_FAKE_WRITE_VALUE_US")) && *delay)
+		fake_sleep_until(fake_now_ns() + strtoull(delay, NULL, 10) * 1000u, CUDA_SUCCESS);
 	stream_rc = word_call_begin(&line, name, stream, addr, value, flags);
 	if (!(p = fake_dev_range(addr, 4)))
 		p = fake_host_range(addr, 4);
