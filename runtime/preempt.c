@@ -50,11 +50,15 @@
  * the resume comes.
  */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "scheduler.h"
 
@@ -174,7 +178,7 @@ struct ctx_state {
 	CUstream helper_stream;
 	CUevent helpers_done;   /* recorded after the last helpers */
 	bool helpers_pending;
-	bool stopped;           /* the stop word is set: 1, or a narrowing */
+	uint32_t stopped;       /* the stop word is set: 1, or a narrowing (a futex word) */
 	/*
 	 * A launch parked on the stream that was stopped more often than it has
 	 * relaunches (its record's index + 1, and its seq; 0: none): it runs to
@@ -740,10 +744,17 @@ CUresult coloc_ptb_hold_done(const struct coloc_ptb_slot *slot, uint32_t hdr[4])
 	 * wait for the clear.
 	 */
 	if (hdr[1] < s->rec[slot->record].total) {
-		struct timespec pause = { 0, 20000 };
+		uint32_t stopped;
 
-		while (__atomic_load_n(&s->stopped, __ATOMIC_ACQUIRE))
-			nanosleep(&pause, NULL);
+		/*
+		 * Woken by resume_all: polled with a 20 us sleep, which the
+		 * kernel's timer slack made about 70 us, every resume came that
+		 * much late (2,536 stops in one 8 s cell).  The timeout only
+		 * bounds what a lost wake could cost.
+		 */
+		while ((stopped = __atomic_load_n(&s->stopped, __ATOMIC_ACQUIRE)))
+			syscall(SYS_futex, &s->stopped, FUTEX_WAIT_PRIVATE, stopped,
+				&(struct timespec){ 0, 1000000 }, NULL, 0);
 	}
 	return CUDA_SUCCESS;
 }
@@ -1225,9 +1236,9 @@ static bool word_begin(struct ctx_state *s, uint32_t value, uint64_t *locked)
 	 * clear, or it relaunches into the stop and its launch leaves at once
 	 * (seen in CI's coord.test, the watcher descheduled between the two).
 	 */
-	__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->stopped, 1, __ATOMIC_RELEASE);
 	if (stop_set(s, value) != CUDA_SUCCESS) { /* a stop needs the word set too */
-		__atomic_store_n(&s->stopped, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->stopped, 0, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&s->lock);
 		coloc_log(COLOC_LOG_WARN, "preemption: the stop word could not be written");
 		return false;
@@ -1472,7 +1483,8 @@ static void resume_all(struct ctx_state *s)
 	/* After a narrowing, helpers give back the workers that left; after a stop, all of them. */
 	narrowed = s->narrowed;
 	s->narrowed = false;
-	__atomic_store_n(&s->stopped, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->stopped, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->stopped, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	/*
 	 * Helpers only for kernels that have started (the event before them
 	 * on their stream is complete): one that has not will see the cleared

@@ -765,14 +765,23 @@ static void sched_gate(bool persistent)
 	if (persistent && coloc_share_units() && coloc_ptb_narrowable())
 		return;
 	start = checked = now_ns();
-	while (latency_busy(d->seg)) {
-		uint64_t now = now_ns();
+	/*
+	 * On the coordinator's epoch, which the latency tenant's idle mark bumps
+	 * (settle): polled with a 20 us sleep, which the kernel's timer slack
+	 * made about 70 us, every launch let through came that much late.  The
+	 * millisecond bounds what a lost wake could cost.
+	 */
+	for (;;) {
+		uint32_t epoch = __atomic_load_n(&d->seg->epoch, __ATOMIC_SEQ_CST);
+		uint64_t now;
 
-		if (now - checked > 100000000u) {
+		if (!latency_busy(d->seg))
+			break;
+		if ((now = now_ns()) - checked > 100000000u) {
 			coloc_coord_reap(d->seg);
 			checked = now;
 		}
-		sleep_ns(20000);
+		coloc_coord_wait(d->seg, epoch, 1000000u);
 	}
 	if (d->self) {
 		__atomic_fetch_add(&d->self->counters[TC_GATED_NS], now_ns() - start, __ATOMIC_RELAXED);
