@@ -94,6 +94,9 @@ void coloc_module_put(struct coloc_module *m)
 	for (size_t i = 0; i < m->nkernels; i++)
 		kernel_info_free(&m->kernels[i]);
 	free(m->kernels);
+	for (size_t i = 0; i < m->launched_cap; i++)
+		free(m->launched[i]);
+	free(m->launched);
 	coloc_buf_release(&m->variant_ptx);
 	coloc_buf_release(&m->manifest);
 	free(m->origin);
@@ -225,6 +228,62 @@ struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char
 		if (strcmp(m->kernels[i].name, name) == 0)
 			return &m->kernels[i];
 	return NULL;
+}
+
+static size_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/* Puts `name` (owned) in a table of `cap` slots, a power of two with room. */
+static void launched_put(char **table, size_t cap, char *name)
+{
+	size_t i = name_hash(name) & (cap - 1);
+
+	while (table[i])
+		i = (i + 1) & (cap - 1);
+	table[i] = name;
+}
+
+bool coloc_module_first_launch(struct coloc_module *m, const char *name)
+{
+	bool first = false;
+	size_t i;
+	char *copy;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->launched_cap) {
+		for (i = name_hash(name) & (m->launched_cap - 1); m->launched[i];
+		     i = (i + 1) & (m->launched_cap - 1))
+			if (strcmp(m->launched[i], name) == 0)
+				goto out;
+	}
+	/* At most half full. */
+	if (2 * (m->launched_n + 1) > m->launched_cap) {
+		size_t cap = m->launched_cap ? 2 * m->launched_cap : 16;
+		char **table = calloc(cap, sizeof(*table));
+
+		if (!table)
+			goto out;
+		for (i = 0; i < m->launched_cap; i++)
+			if (m->launched[i])
+				launched_put(table, cap, m->launched[i]);
+		free(m->launched);
+		m->launched = table;
+		m->launched_cap = cap;
+	}
+	if (!(copy = strdup(name)))
+		goto out;
+	launched_put(m->launched, m->launched_cap, copy);
+	m->launched_n++;
+	first = true;
+out:
+	pthread_mutex_unlock(&m->lock);
+	return first;
 }
 
 /* ---- the device */

@@ -91,6 +91,9 @@ struct coloc_module {
 	} *loaded;
 	unsigned refs;        /* handles that name it */
 	char key[65];         /* its cache key once asked for (coloc_module_key), else "" */
+	/* The names of its kernels launched so far (coloc_module_first_launch): open addressing. */
+	char **launched;
+	size_t launched_cap, launched_n;
 };
 
 /* What a handle the application holds refers to. */
@@ -105,6 +108,11 @@ struct coloc_module *coloc_capture_kernel(const void *handle, char **name);
 void coloc_module_put(struct coloc_module *m);
 /* The kernel of a transformed module, by name; NULL when the module has none. */
 struct coloc_kernel_info *coloc_module_kernel(struct coloc_module *m, const char *name);
+/*
+ * True at the first launch of kernel `name` of `m` (the first call with it),
+ * false after, and when memory runs out.
+ */
+bool coloc_module_first_launch(struct coloc_module *m, const char *name);
 
 /*
  * Links (the driver's cuLink* and nvJitLink, nvjitlink.c), keyed by the

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 11
+#define COLOC_SEGMENT_VERSION 12
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -42,6 +42,8 @@ enum coloc_tenant_counter {
 	TC_NARROWINGS,           /* best-effort: persistent kernels narrowed (COLOC_SHARE) */
 	TC_GIVEN_UP,             /* best-effort: blocks given up at stops (COLOC_RESTART) */
 	TC_EDGE_TIMEOUTS,        /* latency: busy edges whose wait for best-effort tenants timed out */
+	TC_KERNELS_SEEN,         /* best-effort: kernels launched (module and name), each once */
+	TC_KERNELS_ORIGINAL,     /* ... of them, those whose first launch had no form to run in */
 	TC_COUNT
 };
 
@@ -131,6 +133,20 @@ struct coloc_tenant {
 #define COLOC_EDGE_SAMPLES 256
 	uint64_t edge_count;
 	uint32_t edge_us[COLOC_EDGE_SAMPLES];
+	/*
+	 * Best-effort: why the kernels of TC_KERNELS_ORIGINAL ran original,
+	 * the first COLOC_REASONS distinct reasons (cut to COLOC_REASON_LEN - 1
+	 * bytes) with how many kernels each; the others in reasons_other.  Only
+	 * the tenant writes them: an entry's text before nreasons counts it.
+	 */
+#define COLOC_REASONS 8
+#define COLOC_REASON_LEN 160
+	uint32_t nreasons;
+	struct coloc_reason {
+		char text[COLOC_REASON_LEN];
+		uint64_t count;
+	} reasons[COLOC_REASONS];
+	uint64_t reasons_other;
 };
 
 static inline uint64_t coloc_tenant_original_launches(const struct coloc_tenant *t)

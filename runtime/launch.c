@@ -810,9 +810,10 @@ static CUresult launch_best_effort(const struct launch *l)
 	struct coloc_kernel_fns *fns;
 	struct coloc_run_form run = { .form = FORM_ORIGINAL };
 	struct coloc_probe *probe = NULL;
-	const char *why = NULL, *ptb_off = NULL;
+	const char *why = NULL, *ptb_off = NULL, *original = NULL;
 	char *name = NULL;
 	unsigned forms = 0, units = 0;
+	bool first;
 	CUresult rc;
 
 	if (coloc_cfg.form == COLOC_FORM_ORIGINAL)
@@ -823,8 +824,11 @@ static CUresult launch_best_effort(const struct launch *l)
 		account(&run, false);
 		return rc;
 	}
+	/* Its first launch is counted, with why it ran original if it did (colocctl status). */
+	first = coloc_module_first_launch(m, name);
 	if (!m->ptx) {
-		rc = fallback(l, NULL, name, m->no_ptx ? m->no_ptx : "no PTX", NULL);
+		original = m->no_ptx ? m->no_ptx : "no PTX";
+		rc = fallback(l, NULL, name, original, NULL);
 		account(&run, false);
 		goto out;
 	}
@@ -839,6 +843,7 @@ static CUresult launch_best_effort(const struct launch *l)
 		}
 	}
 	if (why) {
+		original = why;
 		rc = fallback(l, k, name, why, NULL);
 		account(&run, false);
 		goto out;
@@ -856,6 +861,7 @@ static CUresult launch_best_effort(const struct launch *l)
 				  "original: they wait for their peers, which a stop, a held launch or "
 				  "a slice could keep from running", name);
 		count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
+		original = "a communication kernel (it waits for its peers)";
 		rc = launch_original(l, NULL, false, 0);
 		account(&run, false);
 		goto out;
@@ -883,7 +889,8 @@ static CUresult launch_best_effort(const struct launch *l)
 		      ptb_off ? ptb_off : k->refused[VARIANT_PTB];
 	coloc_profile_choose(m, name, l->grid, l->block, l->shmem, forms, &run, &probe);
 	if (!forms) {
-		rc = fallback(l, k, name, why ? why : "no preemptible form", probe);
+		original = why ? why : "no preemptible form";
+		rc = fallback(l, k, name, original, probe);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -925,13 +932,16 @@ static CUresult launch_best_effort(const struct launch *l)
 	coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, units);
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */
 	if (rc == CUDA_ERROR_NOT_SUPPORTED) {
-		rc = fallback(l, k, name, why ? why : "its variant could not be launched", NULL);
+		original = why ? why : "its variant could not be launched";
+		rc = fallback(l, k, name, original, NULL);
 		run.estimate_ns = 0;
 		account(&run, false);
 	} else if (rc == CUDA_SUCCESS) {
 		account(&run, true);
 	}
 out:
+	if (first)
+		coloc_sched_kernel_seen(original);
 	coloc_module_put(m);
 	free(name);
 	return rc;

@@ -289,6 +289,39 @@ void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n)
 		__atomic_fetch_add(&d->self->counters[c], n, __ATOMIC_RELAXED);
 }
 
+void coloc_sched_kernel_seen(const char *why)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct dev_state *d = current_dev();
+	struct coloc_tenant *t = d ? d->self : NULL;
+	char text[COLOC_REASON_LEN];
+	uint32_t i, n;
+
+	if (!t)
+		return;
+	__atomic_fetch_add(&t->counters[TC_KERNELS_SEEN], 1, __ATOMIC_RELAXED);
+	if (!why)
+		return;
+	__atomic_fetch_add(&t->counters[TC_KERNELS_ORIGINAL], 1, __ATOMIC_RELAXED);
+	/* Cut, it says so. */
+	if (snprintf(text, sizeof(text), "%s", why) >= (int)sizeof(text))
+		memcpy(text + sizeof(text) - 4, "...", 4);
+	/* Only this process writes its slot; its threads take turns. */
+	pthread_mutex_lock(&lock);
+	n = __atomic_load_n(&t->nreasons, __ATOMIC_RELAXED);
+	for (i = 0; i < n && strcmp(t->reasons[i].text, text) != 0; i++)
+		;
+	if (i == n && n < COLOC_REASONS) {
+		memcpy(t->reasons[n].text, text, sizeof(text));
+		__atomic_store_n(&t->nreasons, n + 1, __ATOMIC_RELEASE);
+	}
+	if (i < COLOC_REASONS)
+		__atomic_fetch_add(&t->reasons[i].count, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&t->reasons_other, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+}
+
 /* ---- policy fill: which kernels are communication */
 
 #define COMM_SLOTS 4096

@@ -118,6 +118,11 @@ bool coloc_sched_name_is_comm(const char *name);
 unsigned coloc_share_units(void);
 /* Adds to one of this tenant's published counters on the current device. */
 void coloc_sched_count(enum coloc_tenant_counter c, uint64_t n);
+/*
+ * A kernel's first launch (best-effort): counted as seen, and with `why`
+ * as one that ran original, its reason published (colocctl status).
+ */
+void coloc_sched_kernel_seen(const char *why);
 /* The current context's GPU segment and this tenant's slot in it (joined on first use), or NULL. */
 struct coloc_segment *coloc_sched_segment(struct coloc_tenant **self);
 /* True when a latency tenant of `s` is busy; *since_ns: the earliest busy edge among them. */

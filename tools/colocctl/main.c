@@ -33,7 +33,8 @@ static const char usage[] =
 	"  status    tenants of each GPU: role, state, kernels, launches by form,\n"
 	"            time best-effort launches waited for the latency tenant, device\n"
 	"            memory held and allocations refused over the GPU's budget; for\n"
-	"            best-effort tenants, coverage (their kernel time that ran\n"
+	"            best-effort tenants, the kernels they launched, those that ran\n"
+	"            original and why, coverage (their kernel time that ran\n"
 	"            preemptible, or original within the turnaround bound),\n"
 	"            preemptions of running persistent kernels, helpers that resumed\n"
 	"            them, narrowings (COLOC_SHARE), blocks given up at stops\n"
@@ -178,6 +179,28 @@ static void print_coverage(const struct coloc_tenant *t)
 	printf("%s%" PRIu64 " launches not timed yet\n", all ? "; " : " ", c[TC_LAUNCH_UNTIMED]);
 }
 
+/*
+ * A best-effort tenant's kernels as it launched them: how many, how many of
+ * them ran original at their first launch, and why (the first reasons).
+ */
+static void print_kernels(const struct coloc_tenant *t)
+{
+	const uint64_t *c = t->counters;
+	uint32_t n = __atomic_load_n(&t->nreasons, __ATOMIC_ACQUIRE);
+
+	if (!c[TC_KERNELS_SEEN])
+		return;
+	printf("  %-8d kernels launched %" PRIu64 ", with a preemptible form %" PRIu64
+	       ", original %" PRIu64, t->pid, c[TC_KERNELS_SEEN],
+	       c[TC_KERNELS_SEEN] - c[TC_KERNELS_ORIGINAL], c[TC_KERNELS_ORIGINAL]);
+	for (uint32_t i = 0; i < n && i < COLOC_REASONS; i++)
+		printf("%s%" PRIu64 " %s", i ? "; " : ": ", t->reasons[i].count,
+		       t->reasons[i].text);
+	if (t->reasons_other)
+		printf("; %" PRIu64 " for other reasons", t->reasons_other);
+	putchar('\n');
+}
+
 /* A tenant's pools: what they hold unused, what is swapped out, what went to handovers. */
 static void print_pool(const struct coloc_tenant *t)
 {
@@ -256,6 +279,7 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 			print_pool(&s->tenants[i]);
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
 		if (s->tenants[i].pid && s->tenants[i].role == 2) {
+			print_kernels(&s->tenants[i]);
 			print_coverage(&s->tenants[i]);
 			print_preemption(&s->tenants[i]);
 			print_discard(&s->tenants[i]);

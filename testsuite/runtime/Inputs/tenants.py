@@ -96,6 +96,10 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         once, then a set and an event record on the default stream and two
         synchronizations, which wait for the held kernel's end
         (both write the best-effort tenant's statistics to RUN_DIR/be-stats.json)
+  kernels  three best-effort tenants, each launching one kernel of PTX and
+        waiting before it synchronizes: scale three times (a persistent form),
+        spin (refused by the passes) and an NCCL kernel (always original);
+        prints colocctl's lines on their kernels, sorted
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -252,6 +256,23 @@ if mode == "edge-dead-be":
     print(out, end="")
     lat.finish()
     sys.exit(lat.p.returncode)
+
+if mode == "kernels":
+    be_env = dict(env, COLOC_ROLE="best-effort")
+    bes = [Tenant([app, f"--kernel={k}", "--wait=sync"] + extra + [ptx], be_env)
+           for k, extra in (("scale", ["--repeat=3"]), ("spin", []),
+                            ("ncclDevKernel_AllReduce_Sum_f32", []))]
+    for be in bes:
+        if not be.until("app: waiting before synchronizing"):
+            sys.exit(f"best-effort tenant did not launch: {''.join(be.out)}")
+    out = status_until()
+    for line in sorted(re.sub(r"^\s*\d+\s+", "", l) for l in out.splitlines()
+                       if "kernels launched" in l):
+        print(line)
+    for be in bes:
+        be.go()
+        be.p.wait()
+    sys.exit(max(be.p.returncode for be in bes))
 
 if mode.startswith("preempt"):
     be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_PTB_STOP_AFTER="3",
