@@ -11,7 +11,7 @@
  * monitor's wait began.  How the monitor decides that the tenant is idle
  * again is COLOC_BUSY:
  *
- *   drain   (default) it waits for the context to drain (cuCtxSynchronize,
+ *   drain   (default under policy isolate) it waits for the context to drain (cuCtxSynchronize,
  *           from its own thread: the application's streams are untouched)
  *           and marks the tenant idle once no launch came in meanwhile.  A
  *           tenant that keeps launching (a CPU-bound inference request)
@@ -19,7 +19,9 @@
  *   kernel  it polls the streams the tenant launched on (cuStreamQuery,
  *           every 20 us) and marks it idle as soon as all are done and no
  *           launch came in meanwhile: best-effort work runs in the gaps
- *           between the latency tenant's kernels (Tally's rule).  A tenant
+ *           between the latency tenant's kernels (Tally's rule); the default
+ *           under policy fill, whose communication kernels' streams are not
+ *           polled, so their time is a bubble to fill.  A tenant
  *           on the per-thread default stream, whose stream the monitor
  *           cannot name, or on more than 16 streams, is handled as drain.
  *
@@ -957,6 +959,7 @@ __attribute__((constructor)) static void sched_init(void)
 {
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
 	const char *busy = getenv("COLOC_BUSY"), *edge = getenv("COLOC_EDGE_WAIT_US");
+	const char *policy = getenv("COLOC_POLICY");
 
 	if (busy && *busy && strcmp(busy, "drain") != 0) {
 		if (strcmp(busy, "kernel") == 0) {
@@ -966,9 +969,31 @@ __attribute__((constructor)) static void sched_init(void)
 				  "colocc is off", busy);
 			coloc_cfg.disabled = true;
 		}
+	} else if ((!busy || !*busy) && policy && strcmp(policy, "fill") == 0) {
+		/*
+		 * Policy fill: the context drained would include the NCCL kernels
+		 * that follow the compute, and the bubbles they leave would stay
+		 * busy; the streams of the compute kernels are what counts (the
+		 * communication kernels' are not noted).  Read here, not from
+		 * coloc_cfg: constructors of other files run in no set order.
+		 */
+		sched.by_kernel = true;
+		coloc_log(COLOC_LOG_INFO, "policy fill: the latency tenant is busy while the streams "
+			  "of its compute kernels have work (COLOC_BUSY=kernel; COLOC_BUSY=drain waits "
+			  "for the whole context, communication included)");
 	}
-	if (hold && *hold)
-		sched.hold_ns = strtoull(hold, NULL, 10) * 1000u;
+	if (hold && *hold) {
+		char *end;
+		unsigned long long us = strtoull(hold, &end, 10);
+
+		if (*end || hold[0] == '-' || us > 10000000) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_HOLD_US='%s' is not a whole number of "
+				  "microseconds from 0 to 10000000; colocc is off", hold);
+			coloc_cfg.disabled = true;
+		} else {
+			sched.hold_ns = us * 1000u;
+		}
+	}
 	sched.edge_auto = !edge || !*edge || strcmp(edge, "auto") == 0;
 	if (!sched.edge_auto) {
 		char *end;
