@@ -5,6 +5,9 @@
  *
  *   --via=linked       calls the functions it was linked against
  *   --via=dlsym        dlopen("libcuda.so.1") and dlsym, by exported name
+ *   --via=dlsym-old    the same through dlsym's glibc version before 2.34
+ *                      (GLIBC_2.2.5, GLIBC_2.17 on aarch64), as programs built
+ *                      on an older glibc bind it, found with dlvsym
  *   --via=getproc      dlsym("cuGetProcAddress_v2") then every function
  *                      through it, as the CUDA runtime does
  *   --via=getproc-v1   the same through the CUDA 11.3 cuGetProcAddress
@@ -180,9 +183,24 @@ static void bind(const char *via, int ptds)
 		printf("app: dlopen libcuda.so.1: %s\n", dlerror());
 		exit(1);
 	}
-	if (strcmp(via, "dlsym") == 0) {
+	if (strcmp(via, "dlsym") == 0 || strcmp(via, "dlsym-old") == 0) {
+		void *(*lookup)(void *, const char *) = dlsym;
+
+		if (strcmp(via, "dlsym-old") == 0) {
+#if defined(__aarch64__)
+			*(void **)&lookup = dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.17");
+#else
+			*(void **)&lookup = dlvsym(RTLD_DEFAULT, "dlsym", "GLIBC_2.2.5");
+#endif
+			if (!lookup) {
+				printf("app: no dlsym of glibc's old version: %s\n", dlerror());
+				exit(1);
+			}
+			printf("app: dlsym of the old version %s dlsym\n",
+			       lookup == dlsym ? "is" : "is not");
+		}
 #define X(field, sym, api, version, pt, params) \
-	*(void **)&cu.field = dlsym(h, pt && ptds ? #sym "_ptsz" : #sym);
+	*(void **)&cu.field = lookup(h, pt && ptds ? #sym "_ptsz" : #sym);
 		APP_API(X)
 #undef X
 		return;
