@@ -55,18 +55,13 @@ typedef nvjitlink_result (*nvjitlink_complete_fn)(nvjitlink_handle);
 typedef nvjitlink_result (*nvjitlink_ptx_size_fn)(nvjitlink_handle, size_t *);
 typedef nvjitlink_result (*nvjitlink_ptx_fn)(nvjitlink_handle, char *);
 
-/* The wrapped functions: API name, wrapper.  GetLinkedCubinSize is only asked. */
-#define NVJITLINK_HOOKS(X)                          \
-	X(nvJitLinkCreate, nvjitlink_create)        \
-	X(nvJitLinkDestroy, nvjitlink_destroy)      \
-	X(nvJitLinkAddData, nvjitlink_add_data)     \
-	X(nvJitLinkAddFile, nvjitlink_add_file)     \
-	X(nvJitLinkGetLinkedCubin, nvjitlink_cubin)
-
+/* The wrapped functions: the NVJITLINK lines of hooks.def, the one list of hooks. */
+#define HOOK(sym, api, since, flavor, params, args)
+#define DRIVER(sym, params)
 enum nvjitlink_slot {
-#define X(api, wrapper) NVJITLINK_##api,
-	NVJITLINK_HOOKS(X)
-#undef X
+#define NVJITLINK(api, wrapper) NVJITLINK_##api,
+#include "hooks.def"
+#undef NVJITLINK
 	NVJITLINK_SLOTS
 };
 
@@ -81,10 +76,12 @@ static const struct {
 	const char *api;
 	void *wrapper;
 } nvjitlink_hooks[NVJITLINK_SLOTS] = {
-#define X(api, wrapper) [NVJITLINK_##api] = { #api, COLOC_CAST(void *, wrapper) },
-	NVJITLINK_HOOKS(X)
-#undef X
+#define NVJITLINK(api, wrapper) [NVJITLINK_##api] = { #api, COLOC_CAST(void *, wrapper) },
+#include "hooks.def"
+#undef NVJITLINK
 };
+#undef HOOK
+#undef DRIVER
 
 /*
  * Asked of the wrapped library itself, whether or not the application
