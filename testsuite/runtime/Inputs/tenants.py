@@ -80,7 +80,7 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         from the harness's environment)
   preempt-host-edge  as preempt-host, with the latency tenant under
         time-slicing too and both tenants writing one fake driver log; the
-        stopped kernel leaves 50 ms after it sees the stop
+        stopped kernel leaves 20 ms after it sees the stop
         (COLOC_FAKE_LEAVE_US), and the latency tenant waits at its busy edge
         for up to 100 ms (COLOC_EDGE_WAIT_US, or EDGE_WAIT from the harness's
         environment): its launch reaches the driver only once the kernel has
@@ -312,7 +312,7 @@ if mode.startswith("preempt"):
     if mode == "preempt-host-side-v1":
         be_args = be_args + ["--side-op=write-value"]
     if mode == "preempt-host-edge":
-        be_env["COLOC_FAKE_LEAVE_US"] = "50000"
+        be_env["COLOC_FAKE_LEAVE_US"] = "20000"
     if mode == "preempt-host-slowcopy":
         be_env.update(COLOC_FAKE_COPY_US="300000", COLOC_LOG="debug",
                       COLOC_LOG_FILE=os.path.join(run_dir, "be.log"))
