@@ -33,11 +33,17 @@
  * largest but one); until it has been stopped, it counts as within the
  * bound, and a stop that moves it across the bound makes the choice again.
  * The choice is the fastest candidate within the bound
- * (COLOC_TURNAROUND_US, default 31.6 us); when none is,
- * the one with the smallest turnaround among those at most 25% slower than
- * the fastest: a bound that cannot be met is not worth the best-effort
- * tenant's throughput (a GPU run found a 4 ms kernel cut into hundreds of
- * slices, 200 times slower, for a turnaround no better than its blocks').
+ * (COLOC_TURNAROUND_US, default 31.6 us); when none is, the one with the
+ * least product of time and turnaround among those at most twice as slow
+ * as the fastest: a form k times slower must cut the turnaround more than k
+ * times.  The cap keeps a bound that cannot be met from costing the
+ * best-effort tenant most of its throughput (a GPU run found a 4 ms kernel
+ * cut into hundreds of slices, 200 times slower, for a turnaround no better
+ * than its blocks').  The product, not the least turnaround within 25% of
+ * the fastest as before: on an H200 a CuPy GEMM's persistent form, 1.75
+ * times slower than two slices but stopped in 39 us against the slices'
+ * 282 us, lost to them, and the latency tenant beside it ran +39% at p99
+ * (benchmarks/results/2026-11-28-h200/session16).
  *
  * Under COLOC_SHARE only persistent kernels run beside a busy latency
  * tenant (the others wait at the gate), so the choice is among the
@@ -523,7 +529,7 @@ static bool usable(const struct measurement *m, unsigned forms)
 
 /*
  * The fastest measured candidate within the bound; else the one with the
- * least turnaround among those at most 25% slower than the fastest.
+ * least time x turnaround among those at most twice as slow as the fastest.
  */
 /*
  * Under COLOC_SHARE only persistent forms run beside a busy latency tenant
@@ -538,6 +544,12 @@ static bool ptb_only(const struct entry *e, unsigned forms)
 		if (e->m[i].form == VARIANT_PTB && usable(&e->m[i], forms))
 			return true;
 	return false;
+}
+
+/* What a candidate costs when none is within the bound: time x turnaround. */
+static double cost(const struct measurement *m, unsigned forms)
+{
+	return (double)m->time_ns * (double)turn_of(m, forms);
 }
 
 static void decide(struct entry *e, unsigned forms)
@@ -555,11 +567,11 @@ static void decide(struct entry *e, unsigned forms)
 		bool in = turn_of(m, forms) <= coloc_cfg.turnaround_ns;
 
 		if (!usable(m, forms) || (only_ptb && m->form != VARIANT_PTB) ||
-		    (!in && m->time_ns > fastest + fastest / 4))
+		    (!in && m->time_ns > 2 * fastest))
 			continue;
 		if (!best || (in && !fits) ||
 		    (in == fits && (fits ? m->time_ns < best->time_ns :
-				     turn_of(m, forms) < turn_of(best, forms))))
+				     cost(m, forms) < cost(best, forms))))
 			best = m, fits = in;
 	}
 	e->decided = true;
@@ -595,8 +607,8 @@ static void decide(struct entry *e, unsigned forms)
 		coloc_log(COLOC_LOG_INFO, "profile: %s grid %u,%u,%u block %u,%u,%u:%s -> %s:%u%s%s",
 			  e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x, e->block.y,
 			  e->block.z, list, form_name(best->form), best->units,
-			  fits ? "" : " (nothing within the bound: least turnaround within 25% of the "
-				      "fastest)",
+			  fits ? "" : " (nothing within the bound: least time x turnaround within "
+				      "2x the fastest)",
 			  e->choice.idle_original_ns ? ", original while no latency tenant is busy" :
 						       "");
 	}
