@@ -202,6 +202,13 @@ int coloc_mkdirs(const char *dir, mode_t mode);
 struct coloc_tls {
 	int depth; /* how deep the thread is inside colocc (coloc_enter) */
 	int lane;  /* coloc_thread_lane + 1; -1: none left; 0: not asked yet */
+	/*
+	 * A latency launch of this thread waited at the busy edge and has not
+	 * left the driver's call yet: the monitor must not mark the tenant idle
+	 * (sched.c, edge_waits): that device's state, until
+	 * coloc_sched_latency_edge_release; else NULL.
+	 */
+	void *edge_held;
 };
 extern __thread struct coloc_tls coloc_tls;
 /* coloc_bypass when colocc is off: says once why it passes calls through. */

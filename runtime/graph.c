@@ -296,8 +296,7 @@ static CUresult graph_launch(cuGraphLaunch_fn real, enum coloc_stream_flavor fla
 
 		coloc_sched_count(TC_GRAPH_LAUNCHES, 1);
 		rc = real(exec, stream);
-		if (rc == CUDA_SUCCESS)
-			coloc_sched_latency_issued(m);
+		coloc_sched_latency_issued(m, rc == CUDA_SUCCESS);
 		return rc;
 	}
 	coloc_gpu_gate_enter();

@@ -56,6 +56,8 @@
 		rc = real args;                                                        \
 		if (rc == CUDA_SUCCESS)                                                \
 			coloc_latency_hot_end(t);                                      \
+		if (__builtin_expect(me->edge_held != NULL, 0))                        \
+			coloc_sched_latency_edge_release();                            \
 		return rc;                                                             \
 	}
 #define DRIVER(sym, params)

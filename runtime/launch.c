@@ -104,8 +104,8 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 	rc = launch_unchanged(l);
 	if (be && rc == CUDA_SUCCESS)
 		coloc_sched_issue_end(l->stream, l->flavor, cost_ns);
-	else if (rc == CUDA_SUCCESS)
-		coloc_sched_latency_issued(mark);
+	else if (!be)
+		coloc_sched_latency_issued(mark, rc == CUDA_SUCCESS);
 	return rc;
 }
 

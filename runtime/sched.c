@@ -36,9 +36,10 @@
  * launch that made it waits, 0.5 ms at most, until the best-effort tenants'
  * watchers say their persistent kernels have stopped (wait_vacated): under
  * time-slicing their stop is a command of their own context and would land
- * only in its next time slice once the latency kernel had the GPU.  While a
- * launch waits there the monitor does not mark the tenant idle
- * (edge_waits): nothing of the launch is in the driver yet.
+ * only in its next time slice once the latency kernel had the GPU.  From
+ * that wait until the launch has left the driver's call the monitor does
+ * not mark the tenant idle (edge_waits): it could find nothing in flight
+ * yet, and the best-effort tenants would resume in front of the launch.
  *
  * Either way COLOC_HOLD_US must also have passed since the last launch.
  * The flag is checked again before the idle mark is published, so a launch
@@ -111,7 +112,7 @@ struct dev_state {
 	struct coloc_tenant *self;
 	bool launched;             /* a latency launch since the monitor cleared it */
 	bool idling;               /* the monitor is deciding to mark the tenant idle */
-	int edge_waits;            /* launches waiting at the busy edge (COLOC_EDGE_WAIT_US) */
+	int edge_waits;            /* launches that waited at the busy edge (COLOC_EDGE_WAIT_US), not out of the driver's call yet */
 	uint64_t last_launch_ns;
 	/* COLOC_BUSY=kernel: the streams it launched on; appended under sched.lock. */
 	CUstream streams[MAX_STREAMS];
@@ -551,10 +552,28 @@ static __attribute__((noinline)) void mark_busy_from_idle(struct dev_state *d, b
 	pthread_mutex_unlock(&sched.lock);
 	if (edge) {
 		wait_vacated(d, epoch, wait_ns);
-		/* Busy again for a monitor that cleared the flag meanwhile, before it may settle. */
+		/* Busy again for a monitor that cleared the flag meanwhile. */
 		__atomic_store_n(&d->launched, true, __ATOMIC_SEQ_CST);
-		__atomic_sub_fetch(&d->edge_waits, 1, __ATOMIC_SEQ_CST);
+		/*
+		 * edge_waits stays up until the launch has left the driver's
+		 * call (coloc_sched_latency_edge_release): a monitor that cleared
+		 * the flag just now would find nothing in flight and mark the
+		 * tenant idle, the best-effort tenants would resume in front of
+		 * the launch, and the launch open a second busy period (fake
+		 * driver: coord.test, pedge).
+		 */
+		coloc_tls.edge_held = d;
 	}
+}
+
+void coloc_sched_latency_edge_release(void)
+{
+	struct dev_state *d = coloc_tls.edge_held;
+
+	if (!d)
+		return;
+	coloc_tls.edge_held = NULL;
+	__atomic_sub_fetch(&d->edge_waits, 1, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -617,11 +636,12 @@ void coloc_sched_latency_from_idle_after(struct coloc_mark *m)
 	mark_busy_from_idle((struct dev_state *)m, false);
 }
 
-/* The same launch, in the driver now (see mark_busy). */
-void coloc_sched_latency_issued(struct coloc_mark *m)
+/* The same launch, after the driver's call (see mark_busy). */
+void coloc_sched_latency_issued(struct coloc_mark *m, bool in_driver)
 {
-	if (m)
+	if (m && in_driver)
 		mark_busy((struct dev_state *)m);
+	coloc_sched_latency_edge_release();
 }
 
 /*

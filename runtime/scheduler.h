@@ -27,8 +27,20 @@ unsigned coloc_coord_reap(struct coloc_segment *s);
 struct coloc_mark;
 struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
 					       enum coloc_stream_flavor flavor);
-/* The same launch, after the driver took it: the mark the monitor's idle decision rests on. */
-void coloc_sched_latency_issued(struct coloc_mark *m);
+/*
+ * The same launch, after the driver's call: `in_driver` (the call
+ * succeeded) makes the mark the monitor's idle decision rests on; either
+ * way a wait at the busy edge ends (coloc_sched_latency_edge_release).
+ */
+void coloc_sched_latency_issued(struct coloc_mark *m, bool in_driver);
+/*
+ * After the driver's call of a launch that waited at the busy edge
+ * (coloc_tls.edge_held), whatever the call returned: the monitor may mark
+ * the tenant idle again.  Until then it must not, or the best-effort
+ * tenants resume between the wait and the call, and the launch, in the
+ * driver after them, opens a second busy period.
+ */
+void coloc_sched_latency_edge_release(void);
 /*
  * A latency launch's common case, inline in the exported wrappers
  * (hooks.c): the process sees one GPU, its tenant slot is joined, policy

@@ -84,7 +84,9 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         (COLOC_FAKE_LEAVE_US), and the latency tenant waits at its busy edge
         for up to 100 ms (COLOC_EDGE_WAIT_US, or EDGE_WAIT from the harness's
         environment): its launch reaches the driver only once the kernel has
-        left
+        left; the launch then takes 30 ms to get into the fake driver
+        (COLOC_FAKE_LAUNCH_US, or LAUNCH_US from the harness's environment),
+        and the best-effort tenant must not resume meanwhile
   edge-dead-be  under time-slicing, a latency tenant launches once (and joins),
         a best-effort tenant launches a persistent kernel and is killed; the
         latency tenant's next busy edge waits for the dead tenant's watcher
@@ -341,7 +343,8 @@ if mode.startswith("preempt"):
     if mode == "preempt-host-edge":
         # One log for both (one write(2) per line, O_APPEND): its order is the calls'.
         lat_env.update(COLOC_FAKE_MPS="0", COLOC_FAKE_LOG=be_env["COLOC_FAKE_LOG"],
-                       COLOC_EDGE_WAIT_US=os.environ.get("EDGE_WAIT", "100000"))
+                       COLOC_EDGE_WAIT_US=os.environ.get("EDGE_WAIT", "100000"),
+                       COLOC_FAKE_LAUNCH_US=os.environ.get("LAUNCH_US", "30000"))
     if mode == "preempt-dead":
         lat_env["COLOC_FAKE_KERNEL_US"] = "20000000"
         latencies = [started(["--sleep-ms=30000", ptx], lat_env)]

@@ -175,7 +175,9 @@
  *       allocation); other sizes are b:HEXBYTES in memory order.  packed=1:
  *       the values came from `extra`'s buffer.  ran=N: virtual blocks a ptb
  *       launch executed; resident=R: it stays resident; parked=R: it found
- *       the stop word set and worker 0 parked.
+ *       the stop word set and worker 0 parked.  COLOC_FAKE_LAUNCH_US=N: every
+ *       kernel launch waits N us, unlocked, before it does anything (a thread
+ *       descheduled on its way into the driver).
  *   cuGetProcAddress symbol=NAME version=V flags=F -> SYMBOL|not-found|version-not-sufficient
  *                                                         also _v2
  */

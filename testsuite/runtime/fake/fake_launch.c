@@ -1325,6 +1325,18 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 	return rc;
 }
 
+/*
+ * COLOC_FAKE_LAUNCH_US=N: a kernel launch waits N us, unlocked, before it
+ * does anything, as a thread descheduled on its way into the driver.
+ */
+static void launch_delay(void)
+{
+	const char *delay = getenv("COLOC_FAKE_LAUNCH_US");
+
+	if (delay && *delay)
+		fake_sleep_until(fake_now_ns() + strtoull(delay, NULL, 10) * 1000u, CUDA_SUCCESS);
+}
+
 static CUresult launch_kernel(const char *name, CUfunction fn, unsigned gx, unsigned gy,
 			      unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
 			      CUstream stream, void **params, void **extra)
@@ -1338,6 +1350,7 @@ static CUresult launch_kernel(const char *name, CUfunction fn, unsigned gx, unsi
 			   .extra = extra};
 	struct coloc_buf line;
 
+	launch_delay();
 	fake_begin(&line, name);
 	return fake_end(&line, launch_run(&line, &l));
 }
@@ -1378,6 +1391,7 @@ static CUresult launch_kernel_ex(const char *name, const CUlaunchConfig *c, CUfu
 	struct coloc_buf line;
 	struct launch l;
 
+	launch_delay();
 	fake_begin(&line, name);
 	if (!c) {
 		coloc_buf_puts(&line, " config=(null)");
