@@ -696,8 +696,17 @@ int main(int argc, char **argv)
 			pthread_join(th[t], NULL);
 		if (side.text)
 			pthread_join(side_thread, NULL);
-		if (job.failed || side.failed)
+		if (job.failed || side.failed) {
+			/* --sleep-ms holds a failed process too (coord.test, pedgefail). */
+			if (sleep_ms) {
+				struct timespec t = { sleep_ms / 1000,
+						      (long)(sleep_ms % 1000) * 1000000 };
+
+				fflush(stdout);
+				nanosleep(&t, NULL);
+			}
 			return job.failed ? job.failed : side.failed;
+		}
 	}
 	if (wait_sync)
 		wait_stdin("before synchronizing");

@@ -87,6 +87,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         left; the launch then takes 30 ms to get into the fake driver
         (COLOC_FAKE_LAUNCH_US, or LAUNCH_US from the harness's environment),
         and the best-effort tenant must not resume meanwhile
+  preempt-host-edge-fail  as preempt-host-edge, but the latency tenant's
+        launch fails in the driver after its edge wait (COLOC_FAKE_LAUNCH_FAIL)
+        and the latency tenant lives on 5 s: the best-effort tenant must
+        resume within 2 s, while it lives (its wait at the edge is given back
+        after a failed call too)
   edge-dead-be  under time-slicing, a latency tenant launches once (and joins),
         a best-effort tenant launches a persistent kernel and is killed; the
         latency tenant's next busy edge waits for the dead tenant's watcher
@@ -302,7 +307,7 @@ if mode.startswith("preempt"):
         # 1 + 24 relaunches (it is not measured yet).
         be_env.update(COLOC_FAKE_MPS="0", COLOC_PARK="stream", COLOC_PARK_LINKS="1")
     if mode in ("preempt-host", "preempt-host-restart", "preempt-host-side", "preempt-host-edge",
-                "preempt-host-slowcopy", "preempt-host-side-v1", "preempt-host-fresh"):
+                "preempt-host-edge-fail", "preempt-host-slowcopy", "preempt-host-side-v1", "preempt-host-fresh"):
         # Time-slicing: a stopped kernel is held by its launching thread.
         # Its relaunch is, like the launch, a kernel on the application's
         # stream: in the fake both stay COLOC_FAKE_RESIDENT_US unless stopped.
@@ -313,7 +318,7 @@ if mode.startswith("preempt"):
         be_args = be_args + ["--side=fn=__coloc_fresh_scale left"]
     if mode == "preempt-host-side-v1":
         be_args = be_args + ["--side-op=write-value"]
-    if mode == "preempt-host-edge":
+    if mode in ("preempt-host-edge", "preempt-host-edge-fail"):
         be_env["COLOC_FAKE_LEAVE_US"] = "20000"
     if mode == "preempt-host-slowcopy":
         be_env.update(COLOC_FAKE_COPY_US="300000", COLOC_LOG="debug",
@@ -340,14 +345,18 @@ if mode.startswith("preempt"):
     be = Tenant([app] + be_args + ["--wait=sync", ptx], be_env)
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="300000")
     lat_env.pop("COLOC_FAKE_LOG", None)
-    if mode == "preempt-host-edge":
+    if mode in ("preempt-host-edge", "preempt-host-edge-fail"):
         # One log for both (one write(2) per line, O_APPEND): its order is the calls'.
         lat_env.update(COLOC_FAKE_MPS="0", COLOC_FAKE_LOG=be_env["COLOC_FAKE_LOG"],
                        COLOC_EDGE_WAIT_US=os.environ.get("EDGE_WAIT", "100000"),
                        COLOC_FAKE_LAUNCH_US=os.environ.get("LAUNCH_US", "30000"))
+    if mode == "preempt-host-edge-fail":
+        lat_env["COLOC_FAKE_LAUNCH_FAIL"] = "1"
     if mode == "preempt-dead":
         lat_env["COLOC_FAKE_KERNEL_US"] = "20000000"
         latencies = [started(["--sleep-ms=30000", ptx], lat_env)]
+    elif mode == "preempt-host-edge-fail":
+        latencies = [started(["--sleep-ms=5000", ptx], lat_env)]
     else:
         latencies = [started([ptx], lat_env) for _ in range(2 if mode.startswith("preempt-shared")
                                                             else 1)]
@@ -365,6 +374,21 @@ if mode.startswith("preempt"):
         waited = int(re.search(r"took (\d+) ms", out).group(1))
         print("second best-effort tenant waited:", "no" if waited < 150 else f"YES ({waited} ms)")
         latency.finish()
+    elif mode == "preempt-host-edge-fail":
+        # The stopped kernel left; its relaunch must come while the latency
+        # tenant still lives (it sleeps 5 s after its failed launch).
+        relaunch = re.compile(r"^cuLaunchKernel fn=__coloc_fresh_scale .*resident=2", re.M)
+        deadline = time.monotonic() + 2
+        resumed = False
+        while time.monotonic() < deadline and not resumed:
+            with open(be_env["COLOC_FAKE_LOG"]) as f:
+                resumed = bool(relaunch.search(f.read()))
+            time.sleep(0.01)
+        print("best-effort resumed while the failed latency tenant lives:",
+              "yes" if resumed and latency.p.poll() is None else "NO")
+        latency.finish()
+        if latency.p.returncode == 0:
+            sys.exit("latency tenant's launch did not fail")
     elif mode == "preempt-dead":
         status_until(latency_busy)  # killed while busy
         latency.p.kill()

@@ -177,7 +177,8 @@
  *       launch executed; resident=R: it stays resident; parked=R: it found
  *       the stop word set and worker 0 parked.  COLOC_FAKE_LAUNCH_US=N: every
  *       kernel launch waits N us, unlocked, before it does anything (a thread
- *       descheduled on its way into the driver).
+ *       descheduled on its way into the driver).  COLOC_FAKE_LAUNCH_FAIL=1:
+ *       cuLaunchKernel refuses every launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
  *   cuGetProcAddress symbol=NAME version=V flags=F -> SYMBOL|not-found|version-not-sufficient
  *                                                         also _v2
  */

@@ -1352,6 +1352,8 @@ static CUresult launch_kernel(const char *name, CUfunction fn, unsigned gx, unsi
 
 	launch_delay();
 	fake_begin(&line, name);
+	if (getenv("COLOC_FAKE_LAUNCH_FAIL") && strcmp(getenv("COLOC_FAKE_LAUNCH_FAIL"), "1") == 0)
+		return fake_end(&line, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
 	return fake_end(&line, launch_run(&line, &l));
 }
 
