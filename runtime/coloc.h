@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "coord.h"
 #include "cuda_abi.h"
 
 #define COLOC_EXPORT __attribute__((visibility("default")))
@@ -191,9 +192,18 @@ struct coloc_config {
 	uint64_t mem_watermark; /* COLOC_MEM_WATERMARK: W of the latency tenants' reserve */
 	uint64_t mem_idle_ns;   /* COLOC_MEM_IDLE_MS: T_idle, before cached pages beyond W go */
 	uint64_t mem_wait_ns;   /* COLOC_MEM_WAIT_MS: how long a latency allocation waits */
+	enum coloc_mps_state mps; /* COLOC_MPS=leave|stay, decided in the constructor (mps.c) */
+	char mps_detail[4352];  /* ... and why, for the log, the statistics and colocctl */
 };
 
 extern struct coloc_config coloc_cfg;
+
+/*
+ * mps.c: COLOC_MPS, before the first cuInit: leaves a running MPS daemon
+ * (the default) where every GPU allows it, or stays its client.
+ */
+void coloc_mps_setup(void);
+const char *coloc_mps_name(enum coloc_mps_state s);
 
 /* Makes directory `dir` and its missing parents (new ones get `mode`); -1 with errno. */
 int coloc_mkdirs(const char *dir, mode_t mode);

@@ -57,6 +57,9 @@
  *   COLOC_MEM_BUDGET=SIZE    device memory all tenants of a GPU may hold (default: all of it)
  *   COLOC_MEM_RESERVE=SIZE   of which best-effort tenants leave this much to latency tenants
  *                            (SIZE: bytes with an optional K, M, G or T suffix, or N%)
+ *   COLOC_MPS=leave|stay     on a machine running an MPS daemon: the tenant does not connect
+ *                            to it (leave, the default, where every GPU is in compute mode
+ *                            DEFAULT) or is its client (stay); mps.c
  *   COLOC_STATS_FILE=PATH    statistics as JSON at exit (%p: the process id)
  *
  * A configuration error turns colocc off and says why: a program must
@@ -287,6 +290,8 @@ static void stats_write(void)
 		coloc_cfg.role == COLOC_ROLE_BEST_EFFORT ? "best-effort" : "none");
 	for (int i = 0; i < STAT_COUNT; i++)
 		fprintf(f, ",\n  \"%s\": %" PRIu64, stat_names[i], stat_value(i));
+	fprintf(f, ",\n  \"mps\": \"%s\",\n  \"mps_detail\": ", coloc_mps_name(coloc_cfg.mps));
+	json_string(f, coloc_cfg.mps_detail);
 	fprintf(f, ",\n  \"refusals\": {");
 	pthread_mutex_lock(&refusals.lock);
 	for (unsigned i = 0; i < refusals.nreasons; i++) {
@@ -750,6 +755,8 @@ __attribute__((constructor)) static void coloc_init(void)
 		coloc_log(COLOC_LOG_INFO, "role %s, cache %s",
 			  coloc_cfg.role == COLOC_ROLE_LATENCY ? "latency" : "best-effort",
 			  coloc_cfg.cache_dir[0] ? coloc_cfg.cache_dir : "(none: HOME is not set)");
+	if (!coloc_cfg.disabled && coloc_cfg.role != COLOC_ROLE_NONE)
+		coloc_mps_setup();
 	if (!coloc_cfg.disabled && coloc_cfg.role == COLOC_ROLE_BEST_EFFORT)
 		more_connections();
 }

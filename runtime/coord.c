@@ -179,6 +179,10 @@ struct coloc_tenant *coloc_coord_join(struct coloc_segment *s, enum coloc_role r
 		t->role = role;
 		t->start_time = coloc_process_start(getpid());
 		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+		t->mps = coloc_cfg.mps;
+		/* Cut to the slot's length (a long pipe directory). */
+		snprintf(t->mps_detail, sizeof(t->mps_detail), "%.*s",
+			 (int)sizeof(t->mps_detail) - 1, coloc_cfg.mps_detail);
 		__atomic_store_n(&t->pid, getpid(), __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&s->lock);

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 12
+#define COLOC_SEGMENT_VERSION 13
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -45,6 +45,13 @@ enum coloc_tenant_counter {
 	TC_KERNELS_SEEN,         /* best-effort: kernels launched (module and name), each once */
 	TC_KERNELS_ORIGINAL,     /* ... of them, those whose first launch had no form to run in */
 	TC_COUNT
+};
+
+/* mps.c (in the tenant table too): whether the tenant is an MPS client (COLOC_MPS). */
+enum coloc_mps_state {
+	COLOC_MPS_NONE,         /* no MPS daemon where the driver looks */
+	COLOC_MPS_CLIENT,       /* a daemon runs and the tenant connects to it */
+	COLOC_MPS_LEFT,         /* a daemon runs and the tenant does not connect (the default) */
 };
 
 struct coloc_tenant {
@@ -147,6 +154,10 @@ struct coloc_tenant {
 		uint64_t count;
 	} reasons[COLOC_REASONS];
 	uint64_t reasons_other;
+	/* enum coloc_mps_state and why (mps.c, COLOC_MPS), cut to COLOC_MPS_DETAIL_LEN - 1 bytes. */
+#define COLOC_MPS_DETAIL_LEN 192
+	uint32_t mps;
+	char mps_detail[COLOC_MPS_DETAIL_LEN];
 };
 
 static inline uint64_t coloc_tenant_original_launches(const struct coloc_tenant *t)

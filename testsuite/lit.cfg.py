@@ -63,6 +63,8 @@ config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u CO
                              "-u COLOC_MEM_WATERMARK -u COLOC_MEM_IDLE_MS -u COLOC_MEM_WAIT_MS "
                              "-u COLOC_SHARE -u COLOC_SHARE_HOLD_US -u COLOC_RESTART -u COLOC_PARK -u COLOC_PARK_LINKS -u COLOC_FAKE_DIRTY -u COLOC_FAKE_MPS "
                              "-u COLOC_STOP_COPY -u COLOC_STOP_BY_END -u COLOC_STOP_READ -u COLOC_EDGE_WAIT_US -u COLOC_RESUME "
+                             # No MPS daemon but where a test puts one (mps.test).
+                             "-u COLOC_MPS -u COLOC_MPS_LEFT -u CUDA_MPS_PIPE_DIRECTORY "
                              # The pools change which calls reach the driver: tests that
                              # read the fake's log of other calls keep the driver's
                              # cuMemAlloc; the memory tests turn them on.

@@ -42,7 +42,9 @@ static const char usage[] =
 	"            kernels' workers gone) p50/p99 over the last 256; for best-effort tenants\n"
 	"            that mark their work (include/coloc/discard.h), the phase, the\n"
 	"            discard request outstanding, discards acknowledged and their\n"
-	"            latency (request -> acknowledgement) p50/p99 over the last 64\n"
+	"            latency (request -> acknowledgement) p50/p99 over the last 64;\n"
+	"            where an MPS daemon runs, whether each tenant is its client or\n"
+	"            left it (COLOC_MPS)\n"
 	"  reap      free the table slots of tenants whose process is gone\n"
 	"  discard PID [BYTES]\n"
 	"            post a discard request to best-effort tenant PID on every GPU it\n"
@@ -215,6 +217,30 @@ static void print_pool(const struct coloc_tenant *t)
 	putchar('\n');
 }
 
+/*
+ * Where an MPS daemon runs: each tenant's answer (COLOC_MPS).  A best-effort
+ * client beside a latency tenant that left is time-sliced with it, yet acts
+ * as under MPS (COLOC_SHARE=auto narrows rather than stops): said here.
+ */
+static void print_mps(const struct coloc_segment *s)
+{
+	bool lat_left = false, be_client = false;
+
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		const struct coloc_tenant *t = &s->tenants[i];
+
+		if (!t->pid || t->mps == COLOC_MPS_NONE)
+			continue;
+		printf("  %-8d MPS: %.*s\n", t->pid, COLOC_MPS_DETAIL_LEN, t->mps_detail);
+		lat_left |= t->role == 1 && t->mps == COLOC_MPS_LEFT;
+		be_client |= t->role == 2 && t->mps == COLOC_MPS_CLIENT;
+	}
+	if (lat_left && be_client)
+		printf("  note: a best-effort MPS client beside a latency tenant outside MPS: they "
+		       "are time-sliced, and the best-effort tenant acts as under MPS (give both "
+		       "the same COLOC_MPS)\n");
+}
+
 /* Latency tenants' waits for memory, by what ended them. */
 static void print_handovers(const struct coloc_segment *s)
 {
@@ -287,6 +313,7 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++)
 		if (s->tenants[i].pid && s->tenants[i].role == 1)
 			print_edges(&s->tenants[i]);
+	print_mps(s);
 }
 
 static void seg_lock(struct coloc_segment *s)

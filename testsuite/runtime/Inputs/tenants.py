@@ -107,6 +107,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         waiting before it synchronizes: scale three times (a persistent form),
         spin (refused by the passes) and an NCCL kernel (always original);
         prints colocctl's lines on their kernels, sorted
+  mps-mixed  an MPS daemon's control socket in DIR/mps (CUDA_MPS_PIPE_DIRECTORY),
+        the fake NVML's GPU in compute mode DEFAULT: a latency tenant that
+        leaves it (COLOC_MPS's default) and a best-effort tenant that stays
+        (COLOC_MPS=stay), both waiting before they synchronize; prints
+        colocctl's MPS lines once it shows both, the process ids taken out
 
 The environment (LD_PRELOAD, the fake driver) comes from the caller.
 Prints colocctl's view during and after, and the verdict on the wait.
@@ -263,6 +268,27 @@ if mode == "edge-dead-be":
     print(out, end="")
     lat.finish()
     sys.exit(lat.p.returncode)
+
+if mode == "mps-mixed":
+    import socket
+    pipe = os.path.join(run_dir, "mps")
+    os.makedirs(pipe, exist_ok=True)
+    if not os.path.exists(os.path.join(pipe, "control")):
+        socket.socket(socket.AF_UNIX).bind(os.path.join(pipe, "control"))
+    mps_env = dict(env, CUDA_MPS_PIPE_DIRECTORY=pipe, COLOC_FAKE_COMPUTE_MODE="0")
+    lat = Tenant([app, "--wait=sync", ptx], dict(mps_env, COLOC_ROLE="latency"))
+    be = Tenant([app, "--wait=sync", ptx], dict(mps_env, COLOC_ROLE="best-effort", COLOC_MPS="stay"))
+    for t in (lat, be):
+        if not t.until("app: waiting before synchronizing"):
+            sys.exit(f"tenant did not launch: {''.join(t.out)}")
+    out = status_until(lambda o: len(re.findall(r"^\s+\d+\s+MPS: ", o, re.M)) == 2)
+    for line in out.splitlines():
+        if "MPS" in line:
+            print(re.sub(r"^\s*\d+\s+", "", line).replace(run_dir, "DIR"))
+    for t in (lat, be):
+        t.go()
+        t.p.wait()
+    sys.exit(max(t.p.returncode for t in (lat, be)))
 
 if mode == "kernels":
     be_env = dict(env, COLOC_ROLE="best-effort")

@@ -67,7 +67,7 @@
  *   files      by base name
  *   values     V as 0xHEX; F, A, T, N, O and the like in decimal
  *
- *   cuInit flags=F
+ *   cuInit flags=F [mps-pipe=DIR]        DIR: CUDA_MPS_PIPE_DIRECTORY, when set
  *   cuDriverGetVersion version=13000
  *   cuDeviceGet ordinal=D device=D
  *   cuDeviceGetCount count=N
@@ -358,6 +358,9 @@ CUresult cuInit(unsigned int flags)
 
 	fake_begin(&line, __func__);
 	coloc_buf_printf(&line, " flags=%u", flags);
+	/* Where the real driver would look for an MPS daemon (mps.test). */
+	if (getenv("CUDA_MPS_PIPE_DIRECTORY"))
+		coloc_buf_printf(&line, " mps-pipe=%s", getenv("CUDA_MPS_PIPE_DIRECTORY"));
 	if (flags)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
 	if (!fake.initialized) {
