@@ -91,6 +91,8 @@ static inline void *coloc_real(enum coloc_slot slot)
 }
 /* Records the driver's function for a slot when none is known yet. */
 void coloc_real_offer(enum coloc_slot slot, void *fn);
+/* True once colocc opened the driver library for itself (interpose.c). */
+bool coloc_driver_opened(void);
 /* Looks a symbol up in the driver library, bypassing colocc. */
 void *coloc_driver_symbol(const char *symbol);
 /* glibc's dlsym, past colocc's own. */
@@ -194,6 +196,7 @@ struct coloc_config {
 	uint64_t mem_wait_ns;   /* COLOC_MEM_WAIT_MS: how long a latency allocation waits */
 	enum coloc_mps_state mps; /* COLOC_MPS=leave|stay, decided in the constructor (mps.c) */
 	char mps_detail[4352];  /* ... and why, for the log, the statistics and colocctl */
+	bool mps_mapped_driver; /* mps.c's NVML left libcuda.so.1 mapped in the process */
 };
 
 extern struct coloc_config coloc_cfg;

@@ -264,7 +264,12 @@ static void stats_path(char *out, size_t size)
 /* True when this process loaded the CUDA driver (a real one or the tests' fake). */
 static bool driver_loaded(void)
 {
-	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	void *h;
+
+	/* A launcher under LD_PRELOAD where mps.c's NVML mapped the driver. */
+	if (coloc_cfg.mps_mapped_driver)
+		return coloc_driver_opened();
+	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
 
 	if (h)
 		dlclose(h);

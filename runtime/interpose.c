@@ -78,6 +78,11 @@ static void *driver(void)
 	return h;
 }
 
+bool coloc_driver_opened(void)
+{
+	return __atomic_load_n(&driver_handle, __ATOMIC_ACQUIRE) != NULL;
+}
+
 void *coloc_real_dlsym(void *handle, const char *symbol)
 {
 	dlsym_fn d = real_dlsym();

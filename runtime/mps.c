@@ -54,6 +54,15 @@ typedef int (*nvml_shutdown_fn)(void);
 static const char *const mode_names[] = { "DEFAULT", "EXCLUSIVE_THREAD", "PROHIBITED",
 					  "EXCLUSIVE_PROCESS" };
 
+static bool driver_mapped(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+	if (h)
+		dlclose(h);
+	return h != NULL;
+}
+
 /* True if a daemon's control socket (or pipe) is in DIR. */
 static bool daemon_in(const char *dir)
 {
@@ -70,6 +79,7 @@ static bool daemon_in(const char *dir)
  */
 static int every_gpu_shared(char *why, size_t size)
 {
+	bool mapped = driver_mapped();
 	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	nvml_init_fn init;
 	nvml_count_fn count;
@@ -122,6 +132,13 @@ stop:
 	shutdown();
 out:
 	dlclose(lib);
+	/*
+	 * NVML loads the driver and leaves it mapped (seen on the H200): the
+	 * driver's presence no longer tells that the program used CUDA
+	 * (config.c, driver_loaded).
+	 */
+	if (!mapped && driver_mapped())
+		coloc_cfg.mps_mapped_driver = true;
 	return rc;
 }
 

@@ -8,7 +8,11 @@
  *                                   2 PROHIBITED, 3 EXCLUSIVE_PROCESS (default 0;
  *                                   the last one given holds for the GPUs after it)
  *   COLOC_FAKE_NVML_INIT=fail       nvmlInit_v2 answers NVML_ERROR_DRIVER_NOT_LOADED (9)
+ *
+ * As the real one on the H200, nvmlInit_v2 loads libcuda.so.1 (here: the
+ * fake, from LD_LIBRARY_PATH) and leaves it loaded.
  */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +41,7 @@ int nvmlInit_v2(void)
 
 	if (s && strcmp(s, "fail") == 0)
 		return 9;
+	(void)dlopen("libcuda.so.1", RTLD_LAZY | RTLD_GLOBAL);
 	initialized = 1;
 	return 0;
 }
