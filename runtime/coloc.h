@@ -91,6 +91,8 @@ static inline void *coloc_real(enum coloc_slot slot)
 }
 /* Records the driver's function for a slot when none is known yet. */
 void coloc_real_offer(enum coloc_slot slot, void *fn);
+/* True while libcuda.so.1 is loaded in the process (interpose.c). */
+bool coloc_driver_mapped(void);
 /* True once colocc opened the driver library for itself (interpose.c). */
 bool coloc_driver_opened(void);
 /* Looks a symbol up in the driver library, bypassing colocc. */

@@ -264,16 +264,10 @@ static void stats_path(char *out, size_t size)
 /* True when this process loaded the CUDA driver (a real one or the tests' fake). */
 static bool driver_loaded(void)
 {
-	void *h;
-
 	/* A launcher under LD_PRELOAD where mps.c's NVML mapped the driver. */
 	if (coloc_cfg.mps_mapped_driver)
 		return coloc_driver_opened();
-	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-
-	if (h)
-		dlclose(h);
-	return h != NULL;
+	return coloc_driver_mapped();
 }
 
 static void stats_write(void)

@@ -78,6 +78,15 @@ static void *driver(void)
 	return h;
 }
 
+bool coloc_driver_mapped(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+	if (h)
+		dlclose(h);
+	return h != NULL;
+}
+
 bool coloc_driver_opened(void)
 {
 	return __atomic_load_n(&driver_handle, __ATOMIC_ACQUIRE) != NULL;

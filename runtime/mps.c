@@ -54,15 +54,6 @@ typedef int (*nvml_shutdown_fn)(void);
 static const char *const mode_names[] = { "DEFAULT", "EXCLUSIVE_THREAD", "PROHIBITED",
 					  "EXCLUSIVE_PROCESS" };
 
-static bool driver_mapped(void)
-{
-	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-
-	if (h)
-		dlclose(h);
-	return h != NULL;
-}
-
 /* True if a daemon's control socket (or pipe) is in DIR. */
 static bool daemon_in(const char *dir)
 {
@@ -79,7 +70,7 @@ static bool daemon_in(const char *dir)
  */
 static int every_gpu_shared(char *why, size_t size)
 {
-	bool mapped = driver_mapped();
+	bool mapped = coloc_driver_mapped();
 	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	nvml_init_fn init;
 	nvml_count_fn count;
@@ -137,7 +128,7 @@ out:
 	 * driver's presence no longer tells that the program used CUDA
 	 * (config.c, driver_loaded).
 	 */
-	if (!mapped && driver_mapped())
+	if (!mapped && coloc_driver_mapped())
 		coloc_cfg.mps_mapped_driver = true;
 	return rc;
 }
@@ -181,7 +172,11 @@ void coloc_mps_setup(void)
 
 	if (read_choice(&leave) < 0)
 		return;
-	if (dir && strcmp(dir, NO_PIPE_DIR) == 0 && was && *was) {
+	if (dir && strcmp(dir, NO_PIPE_DIR) == 0 && was && *was && !leave) {
+		/* Started by a tenant that left, told to stay: back to the daemon. */
+		if (setenv("CUDA_MPS_PIPE_DIRECTORY", was, 1) == 0)
+			dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+	} else if (dir && strcmp(dir, NO_PIPE_DIR) == 0 && was && *was) {
 		/* A process started by a tenant that left. */
 		coloc_cfg.mps = COLOC_MPS_LEFT;
 		snprintf(coloc_cfg.mps_detail, sizeof(coloc_cfg.mps_detail),
