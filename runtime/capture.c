@@ -46,6 +46,7 @@ struct handle {
 static struct {
 	pthread_rwlock_t lock; /* guards buckets and every struct handle */
 	struct handle *buckets[HANDLE_BUCKETS];
+	unsigned long modules; /* made so far (atomic): each module's serial */
 } handles = { .lock = PTHREAD_RWLOCK_INITIALIZER };
 
 static size_t bucket_of(const void *key)
@@ -464,6 +465,7 @@ static struct coloc_module *module_new(const char *origin)
 	coloc_buf_init(&m->variant_ptx);
 	coloc_buf_init(&m->manifest);
 	m->origin = strdup(origin);
+	m->serial = __atomic_add_fetch(&handles.modules, 1, __ATOMIC_RELAXED);
 	m->sm = device_sm();
 	m->restart = coloc_cfg.restart;
 	m->read_copy = coloc_cfg.stop_read_copy;

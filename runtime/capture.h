@@ -91,6 +91,7 @@ struct coloc_module {
 	} *loaded;
 	unsigned refs;        /* handles that name it */
 	char key[65];         /* its cache key once asked for (coloc_module_key), else "" */
+	unsigned long serial; /* this process's count of modules seen, at its load: from 1 */
 	/* The names of its kernels launched so far (coloc_module_first_launch): open addressing. */
 	char **launched;
 	size_t launched_cap, launched_n;

@@ -109,15 +109,16 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 	return rc;
 }
 
+/* `cost_ns`: what the original was measured to take (0: unknown), for the depth. */
 static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, const char *name,
-			 const char *why, struct coloc_probe *probe)
+			 const char *why, struct coloc_probe *probe, uint64_t cost_ns)
 {
 	count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
 	if (!k || !k->fallback_logged)
 		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
 	if (k)
 		k->fallback_logged = true;
-	return launch_original(l, probe, false, 0);
+	return launch_original(l, probe, false, cost_ns);
 }
 
 /* The driver's call, after other threads' held launches it must follow (fence.c). */
@@ -820,7 +821,7 @@ static CUresult launch_best_effort(const struct launch *l)
 		return launch_original(l, NULL, false, 0);
 	m = coloc_capture_kernel(l->fn, &name);
 	if (!m) {
-		rc = fallback(l, NULL, NULL, "colocc did not see its module loaded", NULL);
+		rc = fallback(l, NULL, NULL, "colocc did not see its module loaded", NULL, 0);
 		account(&run, false);
 		return rc;
 	}
@@ -828,7 +829,10 @@ static CUresult launch_best_effort(const struct launch *l)
 	first = coloc_module_first_launch(m, name);
 	if (!m->ptx) {
 		original = m->no_ptx ? m->no_ptx : "no PTX";
-		rc = fallback(l, NULL, name, original, NULL);
+		/* Timed all the same (profile.c), so that it counts its own time in the depth. */
+		coloc_profile_choose(m, name, l->grid, l->block, l->shmem, 0, &run, &probe);
+		rc = fallback(l, NULL, name, original, probe, run.estimate_ns);
+		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
 	}
@@ -844,7 +848,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	}
 	if (why) {
 		original = why;
-		rc = fallback(l, k, name, why, NULL);
+		rc = fallback(l, k, name, why, NULL, 0);
 		account(&run, false);
 		goto out;
 	}
@@ -890,7 +894,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	coloc_profile_choose(m, name, l->grid, l->block, l->shmem, forms, &run, &probe);
 	if (!forms) {
 		original = why ? why : "no preemptible form";
-		rc = fallback(l, k, name, original, probe);
+		rc = fallback(l, k, name, original, probe, run.estimate_ns);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -933,7 +937,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */
 	if (rc == CUDA_ERROR_NOT_SUPPORTED) {
 		original = why ? why : "its variant could not be launched";
-		rc = fallback(l, k, name, original, NULL);
+		rc = fallback(l, k, name, original, NULL, 0);
 		run.estimate_ns = 0;
 		account(&run, false);
 	} else if (rc == CUDA_SUCCESS) {

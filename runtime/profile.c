@@ -70,6 +70,14 @@
  * earlier one.  A process that finds the measurements it needs
  * there launches the chosen form at once; a changed bound decides again from
  * them, measuring only what is still missing.
+ *
+ * Kernels of modules without PTX (compiled code only: stock PyTorch's,
+ * cuBLAS's) have no form but the original, and are timed all the same, on
+ * two launches each: the depth of best-effort work in flight counts an item
+ * by its measured time (scheduler.h), and untimed each counted as a whole
+ * bound, so PyTorch training's kernels of a few microseconds went two at a
+ * time with the GPU idle between them.  Those measurements stay in memory:
+ * such a module has no cache key to file them under.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -696,6 +704,13 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 	struct measurement *meas;
 	struct entry *e;
 	bool profiling = coloc_cfg.form == COLOC_FORM_AUTO;
+	/*
+	 * A module without PTX has no cache key (that is a hash of its PTX):
+	 * its kernels, which only run original, are timed for the depth of work
+	 * in flight and the coverage figures, and kept in memory only, under a
+	 * key that names the module within this process.
+	 */
+	bool on_disk = m->ptx != NULL;
 
 	*probe = NULL;
 	*out = static_form(forms);
@@ -704,11 +719,15 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 	if (REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx ||
 	    REAL(cuCtxGetDevice)(&device) != CUDA_SUCCESS)
 		return;
-	coloc_module_key(m, key);
+	if (on_disk)
+		coloc_module_key(m, key);
+	else
+		snprintf(key, sizeof(key), "compiled-only-%lu", m->serial);
 	pthread_mutex_lock(&prof.lock);
 	prof.launches++;
 	poll(ctx);
-	load(key, device, m->sm);
+	if (on_disk)
+		load(key, device, m->sm);
 	if (!(e = lookup(key, kernel, device, grid, block, shmem, true)))
 		goto out;
 	if (!profiling) {
@@ -730,7 +749,7 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 		coloc_stat_add(STAT_PROFILE_CHOICES, 1);
 		if (e->saved)
 			coloc_stat_add(STAT_PROFILE_LOADED, 1);
-		else
+		else if (on_disk)
 			save(e, m->sm);
 		c = e->choice;
 	}
