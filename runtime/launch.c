@@ -82,20 +82,26 @@ static CUresult launch_unchanged(const struct launch *l)
 	return rc;
 }
 
-/*
- * `admitted`: a best-effort launch that passed coloc_sched_issue_try already;
- * `cost_ns`: its measured time within the bound, for the depth (0: unknown).
- */
-static CUresult launch_original(const struct launch *l, struct coloc_probe *probe, bool admitted,
-				uint64_t cost_ns)
+/* How a best-effort launch of the original is admitted (scheduler.h). */
+enum admit {
+	ADMIT_FORM,    /* the kernel has other forms: the original was chosen (COLOC_BE_DEPTH) */
+	ADMIT_GATED,   /* the original is its only form (COLOC_GATED_DEPTH) */
+	ADMIT_ALREADY, /* it passed coloc_sched_issue_try */
+};
+
+/* `cost_ns`: its measured time within the bound, for the depth (0: unknown). */
+static CUresult launch_original(const struct launch *l, struct coloc_probe *probe,
+				enum admit admit, uint64_t cost_ns)
 {
 	bool be = coloc_cfg.role == COLOC_ROLE_BEST_EFFORT;
 	struct coloc_mark *mark = NULL;
 	CUresult rc;
 
 	if (be) {
-		if (!admitted)
+		if (admit == ADMIT_FORM)
 			coloc_sched_issue_begin(false, cost_ns);
+		else if (admit == ADMIT_GATED)
+			coloc_sched_issue_begin_gated(cost_ns);
 		count(STAT_LAUNCH_ORIGINAL, TC_LAUNCH_ORIGINAL);
 		coloc_profile_start(probe, l->stream, l->flavor);
 	} else {
@@ -109,16 +115,21 @@ static CUresult launch_original(const struct launch *l, struct coloc_probe *prob
 	return rc;
 }
 
-/* `cost_ns`: what the original was measured to take (0: unknown), for the depth. */
-static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, const char *name,
-			 const char *why, struct coloc_probe *probe, uint64_t cost_ns)
+/*
+ * `cost_ns`: what the original was measured to take (0: unknown), for the
+ * depth.  Logged once per kernel: at its first launch (`first`), or, for a
+ * kernel of a transformed module, the first time it falls back.
+ */
+static CUresult fallback(const struct launch *l, struct coloc_kernel_info *k, bool first,
+			 const char *name, const char *why, struct coloc_probe *probe,
+			 uint64_t cost_ns)
 {
 	count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
-	if (!k || !k->fallback_logged)
+	if (k ? !k->fallback_logged : first)
 		coloc_log(COLOC_LOG_INFO, "kernel '%s' runs original: %s", name ? name : "?", why);
 	if (k)
 		k->fallback_logged = true;
-	return launch_original(l, probe, false, cost_ns);
+	return launch_original(l, probe, ADMIT_GATED, cost_ns);
 }
 
 /* The driver's call, after other threads' held launches it must follow (fence.c). */
@@ -818,10 +829,10 @@ static CUresult launch_best_effort(const struct launch *l)
 	CUresult rc;
 
 	if (coloc_cfg.form == COLOC_FORM_ORIGINAL)
-		return launch_original(l, NULL, false, 0);
+		return launch_original(l, NULL, ADMIT_GATED, 0);
 	m = coloc_capture_kernel(l->fn, &name);
 	if (!m) {
-		rc = fallback(l, NULL, NULL, "colocc did not see its module loaded", NULL, 0);
+		rc = fallback(l, NULL, true, NULL, "colocc did not see its module loaded", NULL, 0);
 		account(&run, false);
 		return rc;
 	}
@@ -831,7 +842,7 @@ static CUresult launch_best_effort(const struct launch *l)
 		original = m->no_ptx ? m->no_ptx : "no PTX";
 		/* Timed all the same (profile.c), so that it counts its own time in the depth. */
 		coloc_profile_choose(m, name, l->grid, l->block, l->shmem, 0, &run, &probe);
-		rc = fallback(l, NULL, name, original, probe, run.estimate_ns);
+		rc = fallback(l, NULL, first, name, original, probe, run.estimate_ns);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -848,7 +859,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	}
 	if (why) {
 		original = why;
-		rc = fallback(l, k, name, why, NULL, 0);
+		rc = fallback(l, k, first, name, why, NULL, 0);
 		account(&run, false);
 		goto out;
 	}
@@ -866,7 +877,7 @@ static CUresult launch_best_effort(const struct launch *l)
 				  "a slice could keep from running", name);
 		count(STAT_LAUNCH_FALLBACK, TC_LAUNCH_FALLBACK);
 		original = "a communication kernel (it waits for its peers)";
-		rc = launch_original(l, NULL, false, 0);
+		rc = launch_original(l, NULL, ADMIT_GATED, 0);
 		account(&run, false);
 		goto out;
 	}
@@ -894,7 +905,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	coloc_profile_choose(m, name, l->grid, l->block, l->shmem, forms, &run, &probe);
 	if (!forms) {
 		original = why ? why : "no preemptible form";
-		rc = fallback(l, k, name, original, probe, run.estimate_ns);
+		rc = fallback(l, k, first, name, original, probe, run.estimate_ns);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -906,7 +917,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	 */
 	if (run.idle_original_ns && !probe && coloc_sched_issue_try(run.idle_original_ns)) {
 		run.estimate_ns = run.idle_original_ns;
-		rc = launch_original(l, NULL, true, run.idle_original_ns);
+		rc = launch_original(l, NULL, ADMIT_ALREADY, run.idle_original_ns);
 		account(&run, false);
 		goto out;
 	}
@@ -923,7 +934,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	}
 	if (run.form == FORM_ORIGINAL) {
 		/* The profiler's choice: shorter than the turnaround bound as it is. */
-		rc = launch_original(l, probe, false, run.estimate_ns);
+		rc = launch_original(l, probe, ADMIT_FORM, run.estimate_ns);
 		coloc_profile_stop(probe, l->stream, l->flavor, rc == CUDA_SUCCESS, 1);
 		account(&run, false);
 		goto out;
@@ -937,7 +948,7 @@ static CUresult launch_best_effort(const struct launch *l)
 	/* NOT_SUPPORTED: nothing of the variant ran, the original runs instead. */
 	if (rc == CUDA_ERROR_NOT_SUPPORTED) {
 		original = why ? why : "its variant could not be launched";
-		rc = fallback(l, k, name, original, NULL, 0);
+		rc = fallback(l, k, first, name, original, NULL, 0);
 		run.estimate_ns = 0;
 		account(&run, false);
 	} else if (rc == CUDA_SUCCESS) {
@@ -984,11 +995,11 @@ static CUresult launch(const struct launch *l)
 	if (hands_off(l, be))
 		return launch_as_is(l);
 	if (!be)
-		return launch_original(l, NULL, false, 0);
+		return launch_original(l, NULL, ADMIT_FORM, 0);
 	/* Not while this tenant's memory is swapped out (memory.c). */
 	coloc_gpu_gate_enter();
 	/* Cooperative kernels synchronize the whole grid: never sliced nor persistent. */
-	rc = l->cooperative ? launch_original(l, NULL, false, 0) : launch_best_effort(l);
+	rc = l->cooperative ? launch_original(l, NULL, ADMIT_GATED, 0) : launch_best_effort(l);
 	coloc_gpu_gate_leave();
 	return rc;
 }

@@ -131,7 +131,9 @@ static struct {
 	bool edge_auto;        /* ... auto (the default): EDGE_WAIT_AUTO_NS without MPS, else 0 */
 	bool by_kernel;       /* COLOC_BUSY=kernel */
 	unsigned depth;       /* COLOC_BE_DEPTH */
-} sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2 };
+	unsigned gated_depth; /* COLOC_GATED_DEPTH: the same for kernels that only run original */
+} sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2,
+	    .gated_depth = 4 };
 
 /*
  * The device state of a process that sees one GPU, once joined: every
@@ -859,10 +861,11 @@ static uint64_t item_cost(uint64_t cost_ns)
  * GPU's lock: its other threads would wait for the same room; other GPUs'
  * threads go on.
  */
-static void depth_wait(struct dev_state *d, uint64_t cost_ns)
+static void depth_wait(struct dev_state *d, uint64_t cost_ns, bool gated)
 {
 	struct depth_ring *r = &d->depth;
-	uint64_t budget = (uint64_t)sched.depth * coloc_cfg.turnaround_ns, cost = item_cost(cost_ns);
+	unsigned depth = gated ? sched.gated_depth : sched.depth;
+	uint64_t budget = (uint64_t)depth * coloc_cfg.turnaround_ns, cost = item_cost(cost_ns);
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -882,7 +885,7 @@ static void depth_wait(struct dev_state *d, uint64_t cost_ns)
 		}
 		/* The next item's slot must be free; it is the oldest when taken. */
 		if (!r->pending[r->next % MAX_DEPTH] &&
-		    (n < sched.depth || (n < MAX_DEPTH - 1 && sum + cost <= budget)))
+		    (n < depth || (n < MAX_DEPTH - 1 && sum + cost <= budget)))
 			break;
 		{
 			CUcontext cur = NULL;
@@ -901,8 +904,17 @@ void coloc_sched_issue_begin(bool persistent, uint64_t cost_ns)
 	struct dev_state *d = sched.depth ? current_dev() : NULL;
 
 	if (d)
-		depth_wait(d, cost_ns);
+		depth_wait(d, cost_ns, false);
 	sched_gate(persistent);
+}
+
+void coloc_sched_issue_begin_gated(uint64_t cost_ns)
+{
+	struct dev_state *d = sched.depth ? current_dev() : NULL;
+
+	if (d)
+		depth_wait(d, cost_ns, true);
+	sched_gate(false);
 }
 
 bool coloc_sched_issue_try(uint64_t cost_ns)
@@ -910,7 +922,7 @@ bool coloc_sched_issue_try(uint64_t cost_ns)
 	struct dev_state *d = current_dev();
 
 	if (d && sched.depth)
-		depth_wait(d, cost_ns);
+		depth_wait(d, cost_ns, false);
 	return !d || !d->seg || !latency_busy(d->seg);
 }
 
@@ -978,6 +990,7 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void sched_init(void)
 {
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
+	const char *gated = getenv("COLOC_GATED_DEPTH");
 	const char *busy = getenv("COLOC_BUSY"), *edge = getenv("COLOC_EDGE_WAIT_US");
 	const char *policy = getenv("COLOC_POLICY");
 
@@ -1030,6 +1043,18 @@ __attribute__((constructor)) static void sched_init(void)
 		unsigned long d = strtoul(depth, NULL, 10);
 
 		sched.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
+	}
+	if (gated && *gated) {
+		char *end;
+		unsigned long d = strtoul(gated, &end, 10);
+
+		if (*end || gated[0] == '-' || d < 1 || d >= MAX_DEPTH) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_GATED_DEPTH='%s' is not a whole number from 1 "
+				  "to %d; colocc is off", gated, MAX_DEPTH - 1);
+			coloc_cfg.disabled = true;
+		} else {
+			sched.gated_depth = (unsigned)d;
+		}
 	}
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }

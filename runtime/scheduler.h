@@ -107,6 +107,19 @@ static inline void coloc_latency_hot_end(struct coloc_tenant *t)
  */
 void coloc_sched_issue_begin(bool persistent, uint64_t cost_ns);
 /*
+ * As coloc_sched_issue_begin(false, cost_ns), for a kernel that can only
+ * run original (no PTX, refused by the passes, a cooperative or
+ * communication kernel, COLOC_FORM=original): COLOC_GATED_DEPTH (default 4)
+ * in place of COLOC_BE_DEPTH.  Such a kernel is only gated, never stopped,
+ * and a program that launches many of them from a busy CPU thread (PyTorch)
+ * needs to run ahead of the GPU while a long one runs, or the GPU waits for
+ * the launches of the short ones after it: on an H100, stock PyTorch
+ * training beside the graphed ResNet-50 kept 0.645 of the latency tenant's
+ * idle time at 4 against 0.51-0.53 at 2, at p99 -2.8% against -1.5% and
+ * -7.0% over alone (benchmarks/results/2026-12-06-h100/session18/, call 1).
+ */
+void coloc_sched_issue_begin_gated(uint64_t cost_ns);
+/*
  * As coloc_sched_issue_begin(false, cost_ns), but where a latency tenant
  * of the GPU is busy once the depth allows the launch, returns false at
  * once instead of waiting (the caller launches a form that may run beside

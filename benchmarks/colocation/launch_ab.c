@@ -24,6 +24,7 @@
  *   launch_ab: hooked against direct over R rounds: median call +D us
  *   (rounds -A to +B), throughput P% (rounds L% to H%), hooked slower in S of R
  *   launch_ab: throughput, mean of the rounds: M% (95% interval X% to Y%)
+ *   launch_ab: per launch, hooked against direct: mean call +C us, synchronizations +S us
  *
  * and "launch_ab: no interposer" when both ways are the same function.
  */
@@ -96,11 +97,11 @@ static void check(CUresult rc, const char *what)
  * `n` launches through `launch`, from t[0]: each call's time (us) in t, and
  * the wall time (us) of the whole, synchronizations included.
  */
-static double chunk(launch_fn launch, CUfunction fn, int n, double *t)
+static double chunk(launch_fn launch, CUfunction fn, int n, double *t, double *sync_us)
 {
 	CUdeviceptr none = 0;
 	void *args[] = { &none };
-	double start = now_us();
+	double start = now_us(), s;
 
 	for (int i = 0; i < n; i++) {
 		double a = now_us();
@@ -108,32 +109,45 @@ static double chunk(launch_fn launch, CUfunction fn, int n, double *t)
 		check(launch(fn, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel");
 		t[i] = now_us() - a;
 	}
+	s = now_us();
 	check(cuCtxSynchronize(), "cuCtxSynchronize");
+	*sync_us += now_us() - s;
 	return now_us() - start;
 }
+
+struct way {
+	double median, mean; /* one call, us */
+	double rate;         /* launches per second, synchronizations included */
+	double sync_us;      /* in the synchronizations */
+};
 
 /*
  * One round: N launches each way, in alternating chunks of CHUNK, `first`
  * going first, so that both ways run under the same conditions to within
- * a few milliseconds.  The median call (us) and launches per second of each.
+ * a few milliseconds.
  */
 static void round_ab(launch_fn first, launch_fn second, CUfunction fn, int n, double *t1,
-		     double *t2, double *median1, double *median2, double *rate1, double *rate2)
+		     double *t2, struct way *w1, struct way *w2)
 {
-	double us1 = 0, us2 = 0;
+	double us1 = 0, us2 = 0, sum1 = 0, sum2 = 0;
 
+	w1->sync_us = w2->sync_us = 0;
 	for (int i = 0; i < n; i += CHUNK) {
 		int k = n - i < CHUNK ? n - i : CHUNK;
 
-		us1 += chunk(first, fn, k, t1 + i);
-		us2 += chunk(second, fn, k, t2 + i);
+		us1 += chunk(first, fn, k, t1 + i, &w1->sync_us);
+		us2 += chunk(second, fn, k, t2 + i, &w2->sync_us);
 	}
-	*rate1 = n / (us1 / 1e6);
-	*rate2 = n / (us2 / 1e6);
+	w1->rate = n / (us1 / 1e6);
+	w2->rate = n / (us2 / 1e6);
+	for (int i = 0; i < n; i++)
+		sum1 += t1[i], sum2 += t2[i];
+	w1->mean = sum1 / n;
+	w2->mean = sum2 / n;
 	qsort(t1, (size_t)n, sizeof(*t1), cmp_double);
 	qsort(t2, (size_t)n, sizeof(*t2), cmp_double);
-	*median1 = t1[n / 2];
-	*median2 = t2[n / 2];
+	w1->median = t1[n / 2];
+	w2->median = t2[n / 2];
 }
 
 int main(int argc, char **argv)
@@ -146,7 +160,8 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction fn;
-	double *t, *t2, *diff, *ratio, sum = 0, sum2 = 0, mean, half;
+	double *t, *t2, *diff, *ratio, sum = 0, sum2 = 0, mean, half, mean_diff = 0, sync_diff = 0;
+	double warm = 0;
 	int slower = 0;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -187,21 +202,24 @@ int main(int argc, char **argv)
 		return 1;
 	if (hooked == direct)
 		printf("launch_ab: no interposer (both ways are libcuda's cuLaunchKernel)\n");
-	chunk(direct, fn, n < CHUNK ? n : CHUNK, t); /* warm up */
+	chunk(direct, fn, n < CHUNK ? n : CHUNK, t, &warm); /* warm up */
 	printf("launch_ab: round  direct us  hooked us   diff us  direct/s  hooked/s\n");
 	for (int r = 0; r < rounds; r++) {
-		double dm, hm, dr, hr;
+		struct way d, h;
 
 		if (r % 2)
-			round_ab(hooked, direct, fn, n, t, t2, &hm, &dm, &hr, &dr);
+			round_ab(hooked, direct, fn, n, t, t2, &h, &d);
 		else
-			round_ab(direct, hooked, fn, n, t, t2, &dm, &hm, &dr, &hr);
-		diff[r] = hm - dm;
-		ratio[r] = hr / dr;
+			round_ab(direct, hooked, fn, n, t, t2, &d, &h);
+		diff[r] = h.median - d.median;
+		ratio[r] = h.rate / d.rate;
 		sum += ratio[r];
 		sum2 += ratio[r] * ratio[r];
-		slower += hr < dr;
-		printf("launch_ab: %5d %10.3f %10.3f %+9.3f %9.0f %9.0f\n", r, dm, hm, diff[r], dr, hr);
+		mean_diff += h.mean - d.mean;
+		sync_diff += (h.sync_us - d.sync_us) / n;
+		slower += h.rate < d.rate;
+		printf("launch_ab: %5d %10.3f %10.3f %+9.3f %9.0f %9.0f\n", r, d.median, h.median,
+		       diff[r], d.rate, h.rate);
 	}
 	mean = sum / rounds;
 	/* The mean's 95% interval, normal approximation (a t quantile for few rounds is wider). */
@@ -214,5 +232,8 @@ int main(int argc, char **argv)
 	       100 * ratio[0], 100 * ratio[rounds - 1], slower, rounds);
 	printf("launch_ab: throughput, mean of the rounds: %.2f%% (95%% interval %.2f%% to %.2f%%)\n",
 	       100 * mean, 100 * (mean - half), 100 * (mean + half));
+	/* Where a difference in throughput comes from: the calls (mean, not median), or the waits. */
+	printf("launch_ab: per launch, hooked against direct: mean call %+.3f us, synchronizations "
+	       "%+.3f us\n", mean_diff / rounds, sync_diff / rounds);
 	return 0;
 }
