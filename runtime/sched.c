@@ -13,7 +13,9 @@
  *
  *   drain   (default under policy isolate) it waits for the context to drain (cuCtxSynchronize,
  *           from its own thread: the application's streams are untouched)
- *           and marks the tenant idle once no launch came in meanwhile.  A
+ *           and marks the tenant idle once no launch came in meanwhile; it
+ *           begins that wait only once a look finds no launch since the last
+ *           look (COLOC_SETTLE_LOOK_US, 20 us apart; settle says why).  A
  *           tenant that keeps launching (a CPU-bound inference request)
  *           stays busy from its first launch to its last kernel's end.
  *   kernel  it polls the streams the tenant launched on (cuStreamQuery,
@@ -87,6 +89,8 @@
 #define SETTLE_PAUSE_NS 1000000u
 /* Between two polls of the latency tenant's streams (COLOC_BUSY=kernel). */
 #define POLL_PAUSE_NS 20000u
+/* COLOC_SETTLE_LOOK_US's default: between two looks for launches before a drain wait. */
+#define LOOK_PAUSE_US 20u
 #define MAX_STREAMS 16
 #define MAX_DEPTH 16
 
@@ -132,8 +136,9 @@ static struct {
 	bool by_kernel;       /* COLOC_BUSY=kernel */
 	unsigned depth;       /* COLOC_BE_DEPTH */
 	unsigned gated_depth; /* COLOC_GATED_DEPTH: the same for kernels that only run original */
+	uint64_t look_ns;     /* COLOC_SETTLE_LOOK_US */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2,
-	    .gated_depth = 4 };
+	    .gated_depth = 4, .look_ns = LOOK_PAUSE_US * 1000u };
 
 /*
  * The device state of a process that sees one GPU, once joined: every
@@ -679,8 +684,21 @@ static void settle(struct dev_state *d)
 	/*
 	 * A launch that stores the flag from here on is seen below; one whose
 	 * second store came before was in the driver already and is waited for.
+	 * While launches keep coming (the flag was set since the last look),
+	 * COLOC_SETTLE_LOOK_US: no drain wait yet, only another look after that
+	 * pause.  A drain wait spins in the driver beside the launching thread
+	 * (cuCtxSynchronize): on an H100 with the tenant on two CPUs, a loop of
+	 * empty launches kept 98.7-99.0% of its throughput with the waits
+	 * beside it, 99.6% on one CPU, where the monitor at idle priority
+	 * seldom ran (benchmarks/results/2026-12-06-h100/session18/, call 2).
+	 * A busy period longer than the pause ends when it did: the wait starts
+	 * later and returns at the same drain.
 	 */
-	(void)__atomic_exchange_n(&d->launched, false, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&d->launched, false, __ATOMIC_SEQ_CST) && sched.look_ns && !poll) {
+		coloc_graph_sync_end();
+		sleep_ns(sched.look_ns);
+		return;
+	}
 	if (REAL(cuCtxSetCurrent)(d->ctx) != CUDA_SUCCESS) {
 		coloc_graph_sync_end();
 		sleep_ns(50000); /* the context went away: the tenant is idle once the hold ends */
@@ -990,7 +1008,7 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void sched_init(void)
 {
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
-	const char *gated = getenv("COLOC_GATED_DEPTH");
+	const char *gated = getenv("COLOC_GATED_DEPTH"), *look = getenv("COLOC_SETTLE_LOOK_US");
 	const char *busy = getenv("COLOC_BUSY"), *edge = getenv("COLOC_EDGE_WAIT_US");
 	const char *policy = getenv("COLOC_POLICY");
 
@@ -1043,6 +1061,18 @@ __attribute__((constructor)) static void sched_init(void)
 		unsigned long d = strtoul(depth, NULL, 10);
 
 		sched.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
+	}
+	if (look && *look) {
+		char *end;
+		unsigned long long us = strtoull(look, &end, 10);
+
+		if (*end || look[0] == '-' || us > 1000) {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_SETTLE_LOOK_US='%s' is not a whole number of "
+				  "microseconds from 0 to 1000; colocc is off", look);
+			coloc_cfg.disabled = true;
+		} else {
+			sched.look_ns = us * 1000u;
+		}
 	}
 	if (gated && *gated) {
 		char *end;
