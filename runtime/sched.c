@@ -13,9 +13,9 @@
  *
  *   drain   (default under policy isolate) it waits for the context to drain (cuCtxSynchronize,
  *           from its own thread: the application's streams are untouched)
- *           and marks the tenant idle once no launch came in meanwhile; it
- *           begins that wait only once a look finds no launch since the last
- *           look (COLOC_SETTLE_LOOK_US, 20 us apart; settle says why).  A
+ *           and marks the tenant idle once no launch came in meanwhile; with
+ *           COLOC_SETTLE_LOOK_US it begins that wait only once a look finds
+ *           no launch since the last look (settle says why).  A
  *           tenant that keeps launching (a CPU-bound inference request)
  *           stays busy from its first launch to its last kernel's end.
  *   kernel  it polls the streams the tenant launched on (cuStreamQuery,
@@ -89,8 +89,12 @@
 #define SETTLE_PAUSE_NS 1000000u
 /* Between two polls of the latency tenant's streams (COLOC_BUSY=kernel). */
 #define POLL_PAUSE_NS 20000u
-/* COLOC_SETTLE_LOOK_US's default: between two looks for launches before a drain wait. */
-#define LOOK_PAUSE_US 20u
+/*
+ * COLOC_SETTLE_LOOK_US's default: 0, a drain wait at once.  Looks before it
+ * are not measured on a GPU yet (the eighteenth session's device time ran
+ * out before the call that compares them).
+ */
+#define LOOK_PAUSE_US 0u
 #define MAX_STREAMS 16
 #define MAX_DEPTH 16
 
@@ -684,9 +688,9 @@ static void settle(struct dev_state *d)
 	/*
 	 * A launch that stores the flag from here on is seen below; one whose
 	 * second store came before was in the driver already and is waited for.
-	 * While launches keep coming (the flag was set since the last look),
-	 * COLOC_SETTLE_LOOK_US: no drain wait yet, only another look after that
-	 * pause.  A drain wait spins in the driver beside the launching thread
+	 * With COLOC_SETTLE_LOOK_US, while launches keep coming (the flag was
+	 * set since the last look): no drain wait yet, only another look after
+	 * that pause.  A drain wait spins in the driver beside the launching thread
 	 * (cuCtxSynchronize): on an H100 with the tenant on two CPUs, a loop of
 	 * empty launches kept 98.7-99.0% of its throughput with the waits
 	 * beside it, 99.6% on one CPU, where the monitor at idle priority
