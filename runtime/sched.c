@@ -1009,6 +1009,24 @@ static void after_fork_child(void)
 	coloc_latency_hot.self = NULL;
 }
 
+/* A setting in microseconds, 0 to `max`, into *ns when set; a bad one turns colocc off. */
+static void setting_us(const char *name, const char *value, unsigned long long max, uint64_t *ns)
+{
+	char *end;
+	unsigned long long us;
+
+	if (!value || !*value)
+		return;
+	us = strtoull(value, &end, 10);
+	if (*end || value[0] == '-' || us > max) {
+		coloc_log(COLOC_LOG_ERROR, "%s='%s' is not a whole number of microseconds from 0 to "
+			  "%llu; colocc is off", name, value, max);
+		coloc_cfg.disabled = true;
+	} else {
+		*ns = us * 1000u;
+	}
+}
+
 __attribute__((constructor)) static void sched_init(void)
 {
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
@@ -1037,18 +1055,7 @@ __attribute__((constructor)) static void sched_init(void)
 			  "of its compute kernels have work (COLOC_BUSY=kernel; COLOC_BUSY=drain waits "
 			  "for the whole context, communication included)");
 	}
-	if (hold && *hold) {
-		char *end;
-		unsigned long long us = strtoull(hold, &end, 10);
-
-		if (*end || hold[0] == '-' || us > 10000000) {
-			coloc_log(COLOC_LOG_ERROR, "COLOC_HOLD_US='%s' is not a whole number of "
-				  "microseconds from 0 to 10000000; colocc is off", hold);
-			coloc_cfg.disabled = true;
-		} else {
-			sched.hold_ns = us * 1000u;
-		}
-	}
+	setting_us("COLOC_HOLD_US", hold, 10000000, &sched.hold_ns);
 	sched.edge_auto = !edge || !*edge || strcmp(edge, "auto") == 0;
 	if (!sched.edge_auto) {
 		char *end;
@@ -1066,18 +1073,7 @@ __attribute__((constructor)) static void sched_init(void)
 
 		sched.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
 	}
-	if (look && *look) {
-		char *end;
-		unsigned long long us = strtoull(look, &end, 10);
-
-		if (*end || look[0] == '-' || us > 1000) {
-			coloc_log(COLOC_LOG_ERROR, "COLOC_SETTLE_LOOK_US='%s' is not a whole number of "
-				  "microseconds from 0 to 1000; colocc is off", look);
-			coloc_cfg.disabled = true;
-		} else {
-			sched.look_ns = us * 1000u;
-		}
-	}
+	setting_us("COLOC_SETTLE_LOOK_US", look, 1000, &sched.look_ns);
 	if (gated && *gated) {
 		char *end;
 		unsigned long d = strtoul(gated, &end, 10);
