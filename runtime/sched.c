@@ -691,10 +691,10 @@ static void settle(struct dev_state *d)
 	 * With COLOC_SETTLE_LOOK_US, while launches keep coming (the flag was
 	 * set since the last look): no drain wait yet, only another look after
 	 * that pause.  A drain wait spins in the driver beside the launching thread
-	 * (cuCtxSynchronize): on an H100 with the tenant on two CPUs, a loop of
-	 * empty launches kept 98.7-99.0% of its throughput with the waits
-	 * beside it, 99.6% on one CPU, where the monitor at idle priority
-	 * seldom ran (benchmarks/results/2026-12-06-h100/session18/, call 2).
+	 * (cuCtxSynchronize), the suspect for why, on an H100, a loop of empty
+	 * launches kept 98.7-99.0% of its throughput with the tenant on two
+	 * CPUs and 99.6% on one, where the monitor at idle priority seldom runs
+	 * (benchmarks/results/2026-12-06-h100/session18/, call 2).
 	 * A busy period longer than the pause ends when it did: the wait starts
 	 * later and returns at the same drain.
 	 */
