@@ -90,11 +90,14 @@
 /* Between two polls of the latency tenant's streams (COLOC_BUSY=kernel). */
 #define POLL_PAUSE_NS 20000u
 /*
- * COLOC_SETTLE_LOOK_US's default: 0, a drain wait at once.  Looks before it
- * are not measured on a GPU yet (the eighteenth session's device time ran
- * out before the call that compares them).
+ * COLOC_SETTLE_LOOK_US's default.  On an H100, a loop of empty launches with
+ * the tenant on two CPUs kept 98.81% and 99.24% of its throughput with looks
+ * 20 us apart against 98.58% and 98.66% with a drain wait at once, run for
+ * run, and the default matrix's core did not lose by it (p99 -17.5% and
+ * -8.9% against +4.6% and -4.8%; 0.709 and 0.734 of the idle time against
+ * 0.755 and 0.708): benchmarks/results/2026-12-06-h100/session19/, call 1.
  */
-#define LOOK_PAUSE_US 0u
+#define LOOK_PAUSE_US 20u
 #define MAX_STREAMS 16
 #define MAX_DEPTH 16
 
@@ -177,6 +180,21 @@ static void sleep_ns(uint64_t ns)
 static void *monitor(void *arg);
 static void light_fence_setup(void);
 
+/* At info: how the monitor judges the latency tenant idle again. */
+static void monitor_says_how(void)
+{
+	if (sched.by_kernel)
+		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor polls the latency tenant's "
+			  "streams every %u us (COLOC_BUSY=kernel)", POLL_PAUSE_NS / 1000u);
+	else if (sched.look_ns)
+		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor looks for new launches every "
+			  "%llu us and waits for the context to drain once a look finds none "
+			  "(COLOC_SETTLE_LOOK_US)", (unsigned long long)(sched.look_ns / 1000u));
+	else
+		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor waits for the context to drain "
+			  "at once (COLOC_SETTLE_LOOK_US=0)");
+}
+
 /* The coordinator of the current context's device, joined on first use. */
 static struct dev_state *dev_join(CUcontext ctx)
 {
@@ -217,9 +235,10 @@ static struct dev_state *dev_join(CUcontext ctx)
 		pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		light_fence_setup();
-		if (pthread_create(&th, &a, monitor, NULL) == 0)
+		if (pthread_create(&th, &a, monitor, NULL) == 0) {
 			sched.monitor_started = 1;
-		else
+			monitor_says_how();
+		} else
 			coloc_log(COLOC_LOG_ERROR, "coordinator: no monitor thread: this latency "
 				  "tenant will look busy from its first launch on");
 		pthread_attr_destroy(&a);
@@ -694,7 +713,8 @@ static void settle(struct dev_state *d)
 	 * (cuCtxSynchronize), the suspect for why, on an H100, a loop of empty
 	 * launches kept 98.7-99.0% of its throughput with the tenant on two
 	 * CPUs and 99.6% on one, where the monitor at idle priority seldom runs
-	 * (benchmarks/results/2026-12-06-h100/session18/, call 2).
+	 * (benchmarks/results/2026-12-06-h100/session18/, call 2); with looks
+	 * 20 us apart, 98.8% and 99.2% (LOOK_PAUSE_US).
 	 * A busy period longer than the pause ends when it did: the wait starts
 	 * later and returns at the same drain.
 	 */
