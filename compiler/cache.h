@@ -42,8 +42,10 @@
  * one (a launch stopped several times could overfill the ring and hang), and
  * declares the looping variant's shared words (its own dirty word moved the
  * kernel's shared variables, so the blocks it saved were restored wrong).
+ * 12: the leader reads the stop word only after the meetings whose next
+ * meeting may not read it (ptb.c, unisync.c).
  */
-#define COLOC_CACHE_FORMAT 11
+#define COLOC_CACHE_FORMAT 12
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

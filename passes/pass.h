@@ -230,9 +230,13 @@ struct ptx_stmt *pass_clone_kernel(struct pass_ctx *ctx, struct pass_kernel *k,
  * it in blocks that go on (it branches to __coloc_halting to give up), and
  * `halting` is placed after the dispatch, labelled __coloc_halting, and
  * branches back to __coloc_dispatch when the block goes on after all.
+ * `site_read` (may be NULL) is placed where returned threads come back
+ * (__coloc_ret) and after the sites whose block's next meeting may be one
+ * without it: all but those from which the code runs straight to the next
+ * site, when that one has it (unisync.c).
  */
 struct unisync_halt {
-	const char *before, *after, *halting;
+	const char *before, *after, *halting, *site_read;
 };
 /* The unisync rewrite of a kernel body, in place (unisync.c; ptb uses it too; halt may be NULL). */
 int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f,

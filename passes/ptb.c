@@ -242,10 +242,14 @@ static int mark_traces(struct pass_ctx *ctx, struct ptx_block *b)
  * The block's decision at each meeting is the leader's last read of the
  * stop word, through a shared word double-buffered by meeting parity: a
  * block gives up at a stop (word 1); at a narrowing (above 1) its workers
- * finish their blocks as before.  The leader reads the word after every
- * meeting and at the start of every block, only in launches that give
+ * finish their blocks as before.  The leader reads the word at the start
+ * of every block and after meetings (STOP_LOAD), only in launches that give
  * blocks up (__coloc_hlead: a redo ring, no batches); the value is stored
- * at the next meeting, so a stop is seen within two meetings.
+ * at the next meeting.  After a site whose code runs straight to the next
+ * site, and that one reads, it does not read (unisync.c, site_read): so a
+ * stop is seen within three meetings, and a GEMM's step that only computes
+ * between its two barriers does not wait for the read at its end.  The
+ * placement is fixed per site, so no state goes from meeting to meeting.
  *
  * What it costs (H200, benchmarks/results/2026-11-26-h200/restart/): the
  * read is waited for at the next meeting, which holds the block there for
@@ -272,15 +276,18 @@ static int mark_traces(struct pass_ctx *ctx, struct ptx_block *b)
  * thread of a warp comes to every meeting, the returned ones too, so the
  * sync cannot wait for a thread that never arrives.
  */
+/* The leader's read of the stop word, after a meeting. */
+#define STOP_LOAD "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
+
 static const struct unisync_halt halt_code = {
 	.before = "bar.warp.sync __coloc_wm;\n"
 		  "@__coloc_leader st.shared.u32 [__coloc_haltp], __coloc_hw;\n",
 	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
 		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
-		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
 		 "setp.eq.u32 __coloc_hq, __coloc_ht, 1;\n"
 		 "@__coloc_hq bra __coloc_halting;\n",
 	.halting = NULL, /* set in ptb_kernel: with cp.async.wait_all where needed */
+	.site_read = STOP_LOAD,
 };
 
 /*
@@ -296,10 +303,10 @@ static const struct unisync_halt halt_fresh = {
 		  "@__coloc_dirty st.shared.u32 [__coloc_halt+8], 1;\n",
 	.after = "ld.shared.u32 __coloc_ht, [__coloc_haltp];\n"
 		 "xor.b32 __coloc_haltp, __coloc_haltp, 4;\n"
-		 "@__coloc_hlead ld.volatile.global.u32 __coloc_hw, [__coloc_stopp];\n"
 		 "setp.eq.u32 __coloc_hq, __coloc_ht, 1;\n"
 		 "@__coloc_hq bra __coloc_halting;\n",
 	.halting = NULL,
+	.site_read = STOP_LOAD,
 };
 
 /*

@@ -50,6 +50,7 @@
  * do not synchronize.  A kernel without barriers needs no rewrite.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "pass.h"
 
@@ -88,13 +89,62 @@ int pass_returns_to_branch(struct ptx_module *m, struct ptx_block *b, const char
 	return 0;
 }
 
+/* A CTA barrier: a meeting site (analysis.c has them all at function level). */
+static bool cta_barrier(const struct ptx_stmt *s)
+{
+	const struct ptx_insn *in = &s->u.insn;
+
+	return s->kind == PTX_STMT_INSN && (in->op == PTX_OP_BAR || in->op == PTX_OP_BARRIER) &&
+	       !ptx_insn_has_mod(in, ".warp") && !ptx_insn_has_mod(in, ".cluster");
+}
+
+/*
+ * Whether the code after site `s` runs straight to the next site: no branch,
+ * return, exit, call, trap or nested block before it (labels are fine: what
+ * enters there does not change where this path goes).
+ */
+static bool straight_to_next_site(const struct ptx_stmt *s)
+{
+	for (s = s->next; s; s = s->next) {
+		if (cta_barrier(s))
+			return true;
+		if (s->kind == PTX_STMT_BLOCK)
+			return false;
+		if (s->kind == PTX_STMT_INSN &&
+		    ((ptx_op_table[s->u.insn.op].flags &
+		      (PTX_OPF_BRANCH | PTX_OPF_CALL | PTX_OPF_RET | PTX_OPF_EXIT)) ||
+		     s->u.insn.op == PTX_OP_TRAP))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * halt->site_read goes after the sites where the block's next meeting is not
+ * certain to be one that reads: all but those whose code runs straight to
+ * the next site, when that one reads (the last site reads).  In read[], one
+ * per site in order; returns how many read.
+ */
+static unsigned plan_site_reads(struct ptx_stmt *const *sites, unsigned n, bool *read)
+{
+	unsigned reads = 0;
+
+	for (unsigned i = n; i-- > 0;) {
+		read[i] = i + 1 == n || !read[i + 1] || !straight_to_next_site(sites[i]);
+		reads += read[i];
+	}
+	return reads;
+}
+
 int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f,
 		       const struct unisync_halt *halt)
 {
 	struct ptx_module *m = ctx->module;
-	struct ptx_stmt *s, *next;
+	struct ptx_stmt *s, **sites = NULL;
+	const char *site_read = halt && halt->site_read ? halt->site_read : "";
 	struct coloc_buf targets;
-	unsigned site = 0;
+	unsigned site = 0, nsites = 0;
+	bool *read = NULL;
 	int rc = -1;
 
 	(void)k;
@@ -103,21 +153,28 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 	coloc_buf_init(&targets);
 	coloc_buf_puts(&targets, "__coloc_ret");
 	/* Barriers are at function level (analysis.c refuses the others). */
-	for (s = f->body.head; s; s = next) {
-		struct ptx_insn *in = &s->u.insn;
-
-		next = s->next;
-		if (s->kind != PTX_STMT_INSN || (in->op != PTX_OP_BAR && in->op != PTX_OP_BARRIER) ||
-		    ptx_insn_has_mod(in, ".warp") || ptx_insn_has_mod(in, ".cluster"))
-			continue;
-		site++;
-		coloc_buf_printf(&targets, ", __coloc_resume_%u", site);
+	for (s = f->body.head; s; s = s->next)
+		nsites += cta_barrier(s);
+	if (nsites && (!(sites = calloc(nsites, sizeof(*sites))) ||
+		       !(read = calloc(nsites, sizeof(*read))))) {
+		coloc_error(ctx->diag, PTX_NOLOC, "out of memory");
+		goto out;
+	}
+	for (s = f->body.head; s; s = s->next)
+		if (cta_barrier(s))
+			sites[site++] = s;
+	if (nsites)
+		(void)plan_site_reads(sites, nsites, read);
+	for (site = 0; site < nsites; site++) {
+		s = sites[site];
+		coloc_buf_printf(&targets, ", __coloc_resume_%u", site + 1);
 		if (pass_insert_snippet(ctx, &f->body, s,
 					"mov.u32 __coloc_resume, %u;\n"
 					"mov.pred __coloc_is_sync, 1;\n"
 					"bra __coloc_sync;\n"
-					"__coloc_resume_%u:\n",
-					site, site) < 0)
+					"__coloc_resume_%u:\n"
+					"%s",
+					site + 1, site + 1, read[site] ? site_read : "") < 0)
 			goto out;
 		ptx_block_remove(&f->body, s);
 	}
@@ -132,6 +189,7 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 	if (halt) {
 		if (pass_insert_snippet(ctx, &f->body, NULL,
 					"__coloc_ret:\n"
+					"%s"
 					"mov.u32 __coloc_resume, 0;\n"
 					"mov.pred __coloc_is_sync, 0;\n"
 					"__coloc_sync:\n"
@@ -146,7 +204,8 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 					"%s"
 					"__coloc_return:\n"
 					"ret;\n",
-					halt->before, halt->after, targets.data, halt->halting) < 0)
+					site_read, halt->before, halt->after, targets.data,
+					halt->halting) < 0)
 			goto out;
 	} else if (pass_insert_snippet(ctx, &f->body, NULL,
 				"__coloc_ret:\n"
@@ -163,6 +222,8 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 		goto out;
 	rc = 0;
 out:
+	free(sites);
+	free(read);
 	coloc_buf_release(&targets);
 	return rc;
 }
