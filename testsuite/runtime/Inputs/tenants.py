@@ -510,9 +510,11 @@ if mode == "kill":
     killer = time.time() + 0.3
     be = subprocess.Popen([sys.executable, __file__, "be-only", run_dir, app, ptx, colocctl], env=env)
     time.sleep(max(0, killer - time.time()))
+    # Said before the kill: after it, the best-effort tenant may reap the dead
+    # tenant, launch and print before this process runs again.
+    print("killing the latency tenant", flush=True)
     latency.kill()
     latency.wait()
-    print("latency tenant killed")
     be.wait()
     status("after")
     sys.exit(be.returncode)
