@@ -123,17 +123,12 @@ static bool straight_to_next_site(const struct ptx_stmt *s)
  * halt->site_read goes after the sites where the block's next meeting is not
  * certain to be one that reads: all but those whose code runs straight to
  * the next site, when that one reads (the last site reads).  In read[], one
- * per site in order; returns how many read.
+ * per site in order.
  */
-static unsigned plan_site_reads(struct ptx_stmt *const *sites, unsigned n, bool *read)
+static void plan_site_reads(struct ptx_stmt *const *sites, unsigned n, bool *read)
 {
-	unsigned reads = 0;
-
-	for (unsigned i = n; i-- > 0;) {
+	for (unsigned i = n; i-- > 0;)
 		read[i] = i + 1 == n || !read[i + 1] || !straight_to_next_site(sites[i]);
-		reads += read[i];
-	}
-	return reads;
 }
 
 int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_func *f,
@@ -164,7 +159,7 @@ int pass_unisync_apply(struct pass_ctx *ctx, struct pass_kernel *k, struct ptx_f
 		if (cta_barrier(s))
 			sites[site++] = s;
 	if (nsites)
-		(void)plan_site_reads(sites, nsites, read);
+		plan_site_reads(sites, nsites, read);
 	for (site = 0; site < nsites; site++) {
 		s = sites[site];
 		coloc_buf_printf(&targets, ", __coloc_resume_%u", site + 1);
