@@ -43,9 +43,10 @@
  * declares the looping variant's shared words (its own dirty word moved the
  * kernel's shared variables, so the blocks it saved were restored wrong).
  * 12: the leader reads the stop word only after the meetings whose next
- * meeting may not read it (ptb.c, unisync.c).
+ * meeting may not read it (ptb.c, unisync.c).  13: register-capped copies at
+ * several levels, named __coloc_cap<N>_<form>_K (regcap.h).
  */
-#define COLOC_CACHE_FORMAT 12
+#define COLOC_CACHE_FORMAT 13
 
 struct coloc_target {
 	unsigned sm;  /* 90 for sm_90a */

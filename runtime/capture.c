@@ -90,6 +90,9 @@ void coloc_module_put(struct coloc_module *m)
 		next = v->next;
 		if (v->module && REAL(cuModuleUnload))
 			REAL(cuModuleUnload)(v->module);
+		for (size_t i = 0; i < v->ncapped; i++)
+			free(v->capped[i]);
+		free(v->capped);
 		free(v);
 	}
 	for (size_t i = 0; i < m->nkernels; i++)

@@ -8,21 +8,32 @@
 
 #include "buf.h"
 #include "coloc.h"
+#include "regcap.h"
 
 enum coloc_variant_form { VARIANT_SLICE, VARIANT_PTB, VARIANT_FORMS };
+
+/*
+ * A persistent function and its register-capped copies (passes/regcap.h):
+ * [0] the function itself, then the copies, highest cap first.
+ */
+struct coloc_levels {
+	unsigned n; /* 0: no such function */
+	struct coloc_level {
+		CUfunction fn;
+		unsigned cap; /* the copy's .maxnreg; 0 for the function itself */
+		/* The device's wave for it at the last block shape asked:
+		 * ((threads | dynamic shared memory << 11) + 1) << 32 | wave. */
+		uint64_t wave_memo;
+	} e[1 + PASS_REGCAP_LEVELS];
+};
 
 /* A kernel's variants loaded in one context. */
 struct coloc_kernel_fns {
 	struct coloc_kernel_fns *next;
 	CUcontext ctx;
 	CUfunction fn[VARIANT_FORMS]; /* NULL: not made, or not found in the loaded module */
-	CUfunction ptb_capped;        /* the persistent form at its original's occupancy
-				       * (regcap.h), or NULL when it needs none */
-	/* The device's wave for the persistent form [0] and its capped copy [1] at the
-	 * last block shape asked: (threads | dynamic shared memory << 11) << 32 | wave. */
-	uint64_t wave_memo[2];
-	/* The one-block-a-worker variant (ptb.c's fresh) and its capped copy, or NULL. */
-	CUfunction fresh, fresh_capped;
+	struct coloc_levels ptb;      /* fn[VARIANT_PTB] and its capped copies */
+	struct coloc_levels fresh;    /* the one-block-a-worker variant (ptb.c) and its copies */
 	unsigned attrs_applied;       /* attribute generation last applied to fn[] */
 };
 
@@ -87,7 +98,9 @@ struct coloc_module {
 		struct coloc_variant_module *next;
 		CUcontext ctx;
 		CUmodule module; /* NULL: loading failed in this context */
-		bool capped;     /* has register-capped persistent variants (regcap.h) */
+		/* Its register-capped copies' names (passes/regcap.h), sorted. */
+		char **capped;
+		size_t ncapped;
 	} *loaded;
 	unsigned refs;        /* handles that name it */
 	char key[65];         /* its cache key once asked for (coloc_module_key), else "" */

@@ -6,9 +6,9 @@
  *
  *   ptb    W persistent workers (as many as fit on the device at once, or
  *          COLOC_FORM=ptb:W) on the application's stream, after a 4-byte
- *          memset that zeroes the launch's control block there; its
- *          register-capped copy (passes/regcap.h) when the grid has more
- *          blocks than the uncapped form's workers hold at once.
+ *          memset that zeroes the launch's control block there; of the
+ *          form and its register-capped copies (passes/regcap.h), the one
+ *          that runs the grid in the fewest rounds, with the most registers.
  *   slice  the grid cut into slices (one wave of the device each, or
  *          COLOC_FORM=slice:N; runtime/plan.c), launched one after another
  *          on the application's stream.
@@ -288,20 +288,50 @@ static uint64_t blocks_of(struct coloc_dim3 g)
 	return (uint64_t)g.x * g.y * g.z;
 }
 
-/* device_wave, remembered per persistent function for the last block shape launched. */
-static unsigned ptb_wave(struct coloc_kernel_fns *fns, int capped, const struct launch *l)
+/* device_wave of a level, remembered for the last block shape launched. */
+static unsigned level_wave(struct coloc_level *e, const struct launch *l)
 {
 	uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
 	uint64_t key = (threads | (uint64_t)l->shmem << 11) + 1, memo;
 	unsigned wave;
 
-	memo = __atomic_load_n(&fns->wave_memo[capped], __ATOMIC_RELAXED);
+	memo = __atomic_load_n(&e->wave_memo, __ATOMIC_RELAXED);
 	if (memo >> 32 == key)
 		return (unsigned)memo;
-	wave = device_wave(capped ? fns->ptb_capped : fns->fn[VARIANT_PTB], l);
+	wave = device_wave(e->fn, l);
 	if (wave && key < (1ull << 32))
-		__atomic_store_n(&fns->wave_memo[capped], key << 32 | wave, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->wave_memo, key << 32 | wave, __ATOMIC_RELAXED);
 	return wave;
+}
+
+/*
+ * Of a persistent function and its register-capped copies (passes/regcap.h),
+ * the one that runs the launch's blocks, at most `workers` at once (0: as
+ * many as fit), in the fewest rounds, and of those the one with the most
+ * registers: a copy spills what the function keeps in registers, which pays
+ * only where it saves a round.  Its wave in *wave; NULL when the device's
+ * occupancy is unknown for all.
+ */
+static const struct coloc_level *level_pick(struct coloc_levels *lv, const struct launch *l,
+					    unsigned workers, unsigned *wave)
+{
+	const struct coloc_level *best = NULL;
+	uint64_t total = blocks_of(l->grid), rounds, fewest = UINT64_MAX;
+
+	*wave = 0;
+	for (unsigned i = 0; i < lv->n && fewest > 1; i++) {
+		unsigned w = level_wave(&lv->e[i], l), at_once = workers && workers < w ? workers : w;
+
+		if (!w)
+			continue;
+		rounds = (total + at_once - 1) / at_once;
+		if (rounds < fewest) {
+			best = &lv->e[i];
+			fewest = rounds;
+			*wave = w;
+		}
+	}
+	return best;
 }
 
 /*
@@ -365,7 +395,10 @@ static uint64_t hold_now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* COLOC_PARK=host: persistent launches measured shorter than this go sliced. */
+/*
+ * COLOC_PARK=host: persistent launches measured shorter than this go sliced,
+ * where slices were measured short (COLOC_HOLD_SLICE_TURNS).
+ */
 #define HOLD_MIN_NS 500000u
 /* ... and a held launch that gets no block done for this long is let go (logged). */
 #define HOLD_STALL_NS 60000000000ull
@@ -500,25 +533,17 @@ static void ptb_hold(const struct launch *l, CUfunction fn, struct coloc_dim3 wg
 }
 
 /*
- * COLOC_FRESH: which fresh variant a launch runs, and how many of its
- * workers the device holds at once; false when there is none.  The capped
- * copy keeps the original's blocks an SM (regcap.h): it runs where a wave of
- * the uncapped variant is short of the grid.
+ * COLOC_FRESH: which fresh variant a launch runs, of the variant and its
+ * register-capped copies (level_pick), and how many of its workers the
+ * device holds at once; false when there is none.
  */
-static bool fresh_pick(struct fresh_plan *fp, const struct coloc_kernel_fns *fns,
+static bool fresh_pick(struct fresh_plan *fp, struct coloc_kernel_fns *fns,
 		       const struct launch *l)
 {
-	uint64_t total = blocks_of(l->grid);
+	const struct coloc_level *e = level_pick(&fns->fresh, l, 0, &fp->wave);
 
-	if (!fns->fresh)
-		return false;
-	fp->fn = fns->fresh;
-	fp->wave = device_wave(fns->fresh, l);
-	if (fns->fresh_capped && fp->wave && total > fp->wave) {
-		fp->fn = fns->fresh_capped;
-		fp->wave = device_wave(fns->fresh_capped, l);
-	}
-	return fp->wave != 0;
+	fp->fn = e ? e->fn : NULL;
+	return e != NULL;
 }
 
 /*
@@ -574,26 +599,17 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 
 	if (params_build(&p, l, k, why) < 0)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	if (fns->ptb_capped) {
-		/*
-		 * The capped copy holds the original's blocks per SM but may
-		 * spill: only worth it when the workers run more than one round.
-		 */
-		unsigned wave = ptb_wave(fns, 0, l);
+	{
+		unsigned wave;
+		const struct coloc_level *e = level_pick(&fns->ptb, l, workers, &wave);
 
-		if (wave && blocks_of(l->grid) > wave) {
-			fn = fns->ptb_capped;
-			if (!workers)
-				workers = ptb_wave(fns, 1, l);
-		} else if (!workers) {
-			workers = wave;
+		if (!e) {
+			*why = "the device's occupancy for its persistent form is unknown";
+			return CUDA_ERROR_NOT_SUPPORTED;
 		}
-	}
-	if (!workers)
-		workers = ptb_wave(fns, fn == fns->ptb_capped, l);
-	if (!workers) {
-		*why = "the device's occupancy for its persistent form is unknown";
-		return CUDA_ERROR_NOT_SUPPORTED;
+		fn = e->fn;
+		if (!workers)
+			workers = wave;
 	}
 	if (workers > blocks_of(l->grid))
 		workers = (unsigned)blocks_of(l->grid);
@@ -925,12 +941,17 @@ static CUresult launch_best_effort(const struct launch *l)
 	 * COLOC_PARK=host: each persistent launch costs its thread the overlap
 	 * with its next launch; for kernels measured shorter than HOLD_MIN_NS
 	 * the sliced form goes instead (on the H100 the short GPT trainer kept
-	 * 0.16 of its throughput with every kernel held, 0.36 sliced).
+	 * 0.16 of its throughput with every kernel held, 0.36 sliced), in
+	 * slices measured within COLOC_HOLD_SLICE_TURNS turnaround bounds
+	 * (profile.c's hold_slices): a slice is not stopped, and the estimate
+	 * is the fastest launch of the geometry, which others may exceed
+	 * several times (the CuPy MLP's two 64x16 GEMMs, one with four times
+	 * the other's work, ran in two slices each).
 	 */
 	if (run.form == VARIANT_PTB && !probe && run.estimate_ns && run.estimate_ns < HOLD_MIN_NS &&
-	    (forms & (1u << VARIANT_SLICE)) && coloc_ptb_holds()) {
+	    (forms & (1u << VARIANT_SLICE)) && run.hold_sliced && coloc_ptb_holds()) {
 		run.form = VARIANT_SLICE;
-		run.param = 0;
+		run.param = run.hold_slices;
 	}
 	if (run.form == FORM_ORIGINAL) {
 		/* The profiler's choice: shorter than the turnaround bound as it is. */

@@ -695,6 +695,32 @@ static void poll(CUcontext ctx)
 	}
 }
 
+/*
+ * What a persistent launch too short to hold runs instead (coloc_run_form's
+ * hold_sliced): the fastest sliced candidate whose slices took
+ * COLOC_HOLD_SLICE_TURNS bounds at most; where none was measured, slices
+ * of the device's wave when the kernel's measured time `ns` is that short,
+ * since no slice of it is longer.  False: none.
+ */
+static bool short_slices(const struct entry *e, uint64_t ns, unsigned *slices)
+{
+	const struct measurement *best = NULL;
+	uint64_t most = COLOC_HOLD_SLICE_TURNS * coloc_cfg.turnaround_ns;
+	bool sliced = false;
+
+	for (unsigned i = 0; i < e->n; i++) {
+		const struct measurement *m = &e->m[i];
+
+		if (m->form != VARIANT_SLICE || !m->samples)
+			continue;
+		sliced = true;
+		if (m->turn_ns <= most && (!best || m->time_ns < best->time_ns))
+			best = m;
+	}
+	*slices = best ? best->param : 0;
+	return best || (!sliced && ns && ns <= most);
+}
+
 void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct coloc_dim3 grid,
 			  struct coloc_dim3 block, unsigned shmem, unsigned forms,
 			  struct coloc_run_form *out, struct coloc_probe **probe)
@@ -758,6 +784,7 @@ void coloc_profile_choose(struct coloc_module *m, const char *kernel, struct col
 	*out = c;
 	meas = find(e, c.form, c.param);
 	out->estimate_ns = meas && meas->samples ? meas->time_ns : 0;
+	out->hold_sliced = short_slices(e, out->estimate_ns, &out->hold_slices);
 	/* Its stops are counted where its run time is (persistent forms). */
 	if (c.form == VARIANT_PTB && (meas || (meas = add(e, c.form, c.param))))
 		out->turns = (struct coloc_turn_ref){ e, (unsigned)(meas - e->m) };

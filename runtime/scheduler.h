@@ -303,6 +303,7 @@ bool coloc_ptb_narrowable(void);
 /* ---- profile.c: which form each (kernel, geometry) runs in */
 
 #define FORM_ORIGINAL (-1)
+#define COLOC_HOLD_SLICE_TURNS 4u
 
 struct coloc_run_form {
 	int form;             /* enum coloc_variant_form, or FORM_ORIGINAL */
@@ -315,6 +316,16 @@ struct coloc_run_form {
 	 * tenant is busy; 0: none.
 	 */
 	uint64_t idle_original_ns;
+	/*
+	 * What a persistent launch too short to hold may run instead (launch.c,
+	 * COLOC_PARK=host), since a slice is not stopped: the fastest sliced
+	 * candidate whose slices were measured within COLOC_HOLD_SLICE_TURNS
+	 * turnaround bounds, or, where no sliced candidate was measured, slices
+	 * of the device's wave (0) if the form's estimate is within them; in
+	 * hold_slices.  None: hold_sliced false.
+	 */
+	bool hold_sliced;
+	unsigned hold_slices;
 	/*
 	 * Persistent forms: virtual blocks a worker takes at a time, so that
 	 * short blocks do not each pay a take (0: 1).

@@ -527,23 +527,44 @@ static int compile(struct coloc_module *m, struct coloc_buf *cubin)
 	return 0;
 }
 
-/* Whether a compiled module has register-capped copies (regcap.h). */
-static bool has_capped(const struct coloc_buf *cubin)
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The names of a compiled module's register-capped copies (regcap.h), sorted,
+ * in v->capped; none when the cubin cannot be read (its copies, if any, are
+ * then not used: a debug line says why) or memory runs out.
+ */
+static void find_capped(struct coloc_variant_module *v, const struct coloc_buf *cubin)
 {
 	struct coloc_arena arena;
 	struct coloc_diag diag;
 	struct coloc_cubin cb;
-	bool any = false;
+	unsigned cap;
 
 	coloc_arena_init(&arena);
 	coloc_diag_init(&diag, "compiled variants", NULL);
 	diag.emit = diag_to_debug;
-	if (coloc_cubin_read(&cb, &arena, cubin->data, cubin->len, &diag) == 0)
-		for (size_t i = 0; i < cb.nkernels && !any; i++)
-			any = strncmp(cb.kernels[i].name, PASS_REGCAP_PREFIX,
-				      strlen(PASS_REGCAP_PREFIX)) == 0;
+	if (coloc_cubin_read(&cb, &arena, cubin->data, cubin->len, &diag) == 0) {
+		for (size_t i = 0; i < cb.nkernels; i++) {
+			char **grown, *name;
+
+			if (!pass_regcap_parse(cb.kernels[i].name, &cap))
+				continue;
+			grown = realloc(v->capped, (v->ncapped + 1) * sizeof(*grown));
+			name = grown ? strdup(cb.kernels[i].name) : NULL;
+			if (grown)
+				v->capped = grown;
+			if (!name)
+				break;
+			v->capped[v->ncapped++] = name;
+		}
+		if (v->ncapped)
+			qsort(v->capped, v->ncapped, sizeof(*v->capped), str_cmp);
+	}
 	coloc_arena_release(&arena);
-	return any;
 }
 
 /* Loads the module's variants into `ctx` (once). */
@@ -569,7 +590,8 @@ static struct coloc_variant_module *load_in(struct coloc_module *m, CUcontext ct
 		cache_store(m, cubin.data, cubin.len);
 	}
 	rc = REAL(cuModuleLoadData)(&v->module, cubin.data);
-	v->capped = rc == CUDA_SUCCESS && has_capped(&cubin);
+	if (rc == CUDA_SUCCESS)
+		find_capped(v, &cubin);
 	coloc_buf_release(&cubin);
 	if (rc != CUDA_SUCCESS) {
 		char why[64];
@@ -602,16 +624,45 @@ static void apply_attrs(struct coloc_kernel_info *k, struct coloc_kernel_fns *f)
 	for (int i = 0; i < VARIANT_FORMS; i++)
 		if (f->fn[i])
 			apply_attrs_to(k, f->fn[i], k->variant[i]);
-	if (f->ptb_capped)
-		apply_attrs_to(k, f->ptb_capped, "register-capped persistent");
-	if (f->fresh)
-		apply_attrs_to(k, f->fresh, "one-block-a-worker persistent");
-	if (f->fresh_capped)
-		apply_attrs_to(k, f->fresh_capped, "register-capped one-block-a-worker persistent");
+	for (unsigned i = 1; i < f->ptb.n; i++)
+		apply_attrs_to(k, f->ptb.e[i].fn, "register-capped persistent");
+	for (unsigned i = 0; i < f->fresh.n; i++)
+		apply_attrs_to(k, f->fresh.e[i].fn, i ? "register-capped one-block-a-worker persistent"
+						      : "one-block-a-worker persistent");
 	/* An attribute (shared memory, carveout) may change how many blocks fit. */
-	__atomic_store_n(&f->wave_memo[0], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&f->wave_memo[1], 0, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < f->ptb.n; i++)
+		__atomic_store_n(&f->ptb.e[i].wave_memo, 0, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < f->fresh.n; i++)
+		__atomic_store_n(&f->fresh.e[i].wave_memo, 0, __ATOMIC_RELAXED);
 	f->attrs_applied = k->attrs_generation;
+}
+
+/*
+ * `lv`: `fn`, the variant `variant`, and the register-capped copies of it
+ * that the module `v` has (absent is normal: regcap.h), highest cap first.
+ */
+static void levels_find(struct coloc_levels *lv, CUfunction fn,
+			const struct coloc_variant_module *v, const char *variant)
+{
+	const char *rest = variant + strlen(COLOC_PREFIX), *of;
+	unsigned cap;
+
+	lv->e[0] = (struct coloc_level){ .fn = fn };
+	lv->n = 1;
+	/* Sorted by name: the copies of one variant are together, caps in text order. */
+	for (size_t i = 0; i < v->ncapped && lv->n < sizeof(lv->e) / sizeof(lv->e[0]); i++) {
+		struct coloc_level c = { .fn = NULL };
+		unsigned j;
+
+		if (!(of = pass_regcap_parse(v->capped[i], &cap)) || strcmp(of, rest) != 0 ||
+		    REAL(cuModuleGetFunction)(&c.fn, v->module, v->capped[i]) != CUDA_SUCCESS)
+			continue;
+		c.cap = cap;
+		for (j = lv->n; j > 1 && lv->e[j - 1].cap < cap; j--)
+			lv->e[j] = lv->e[j - 1];
+		lv->e[j] = c;
+		lv->n++;
+	}
 }
 
 struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *name,
@@ -621,6 +672,7 @@ struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *
 	struct coloc_kernel_info *k;
 	struct coloc_kernel_fns *f = NULL;
 	CUcontext ctx = NULL;
+	CUfunction fn;
 
 	*info = NULL;
 	if (!m->ptx)
@@ -653,26 +705,15 @@ struct coloc_kernel_fns *coloc_variants_for(struct coloc_module *m, const char *
 			    REAL(cuModuleGetFunction)(&f->fn[i], v->module, k->variant[i]) != CUDA_SUCCESS)
 				coloc_log(COLOC_LOG_WARN, "kernel '%s': its %s form is missing from the "
 					  "compiled variants", k->name, k->variant[i]);
-		if (f->fn[VARIANT_PTB] && v->capped) {
-			char capped[4096];
-
-			/* Only where the compile made one (regcap.h): absent is normal. */
-			snprintf(capped, sizeof(capped), "%s%s", PASS_REGCAP_PREFIX,
-				 k->variant[VARIANT_PTB] + strlen(COLOC_PREFIX));
-			if (REAL(cuModuleGetFunction)(&f->ptb_capped, v->module, capped) != CUDA_SUCCESS)
-				f->ptb_capped = NULL;
-		}
-		/* Its one-block-a-worker variant, where the passes made one (ptb.c), and its cap. */
-		if (f->fn[VARIANT_PTB] && !k->ptb_global_slots) {
+		if (f->fn[VARIANT_PTB]) {
 			char fresh[4096];
 
+			levels_find(&f->ptb, f->fn[VARIANT_PTB], v, k->variant[VARIANT_PTB]);
+			/* Its one-block-a-worker variant, where the passes made one (ptb.c). */
 			snprintf(fresh, sizeof(fresh), "%sfresh_%s", COLOC_PREFIX, k->name);
-			if (REAL(cuModuleGetFunction)(&f->fresh, v->module, fresh) != CUDA_SUCCESS)
-				f->fresh = NULL;
-			snprintf(fresh, sizeof(fresh), "%scap_fresh_%s", COLOC_PREFIX, k->name);
-			if (!f->fresh || !v->capped ||
-			    REAL(cuModuleGetFunction)(&f->fresh_capped, v->module, fresh) != CUDA_SUCCESS)
-				f->fresh_capped = NULL;
+			if (!k->ptb_global_slots &&
+			    REAL(cuModuleGetFunction)(&fn, v->module, fresh) == CUDA_SUCCESS)
+				levels_find(&f->fresh, fn, v, fresh);
 		}
 		f->attrs_applied = (unsigned)-1;
 		f->next = k->fns;

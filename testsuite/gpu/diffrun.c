@@ -17,7 +17,8 @@
  * 1 worker, one per SM and the most that fit, and the persistent kernel under
  * a preemption storm (stopped at random microsecond intervals and resumed,
  * at least --storm-cycles times).  Where the module has the
- * one-block-a-worker variant __coloc_fresh_K (and its capped copy), each runs
+ * one-block-a-worker variant __coloc_fresh_K (and its register-capped copies
+ * __coloc_cap<N>_fresh_K, passes/regcap.h), each runs
  * once over the whole grid, then as the runtime's COLOC_FRESH runs it: a chunk
  * at a time, the looping variant draining the redo ring between chunks, with
  * the stop set and cleared several times during each launch (half as many
@@ -957,9 +958,79 @@ static double pct(double *v, unsigned n, double p)
 
 /* ------------------------------------------------------------- one case */
 
+/* A register-capped copy of a persistent variant (passes/regcap.h). */
+#define MAX_CAPS 12
+struct capped {
+	CUfunction fn;
+	unsigned cap;
+	char label[24]; /* ptb-cap40, fresh-cap40 */
+};
+
+/* The copies of __coloc_<form>_K the module has, highest cap first. */
+static unsigned find_capped(CUmodule mod, const char *form, const char *kernel, struct capped *out)
+{
+	char name[400];
+	unsigned n = 0;
+
+	/* Caps are multiples of 8 from 32 (regcap.c); 255, the top, never needs a copy. */
+	for (unsigned cap = 248; cap >= 32 && n < MAX_CAPS; cap -= 8) {
+		snprintf(name, sizeof(name), "__coloc_cap%u_%s_%s", cap, form, kernel);
+		if (cuModuleGetFunction(&out[n].fn, mod, name) != CUDA_SUCCESS)
+			continue;
+		out[n].cap = cap;
+		snprintf(out[n].label, sizeof(out[n].label), "%s-cap%u", form, cap);
+		n++;
+	}
+	return n;
+}
+
+/* The copies that take the case's dynamic shared memory; a failed check for each other. */
+static unsigned smem_capped(struct capped *caps, unsigned n, struct kcase *c)
+{
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (cuFuncSetAttribute(caps[i].fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+				       (int)c->smem) != CUDA_SUCCESS) {
+			result(c, caps[i].label, 0, "the register-capped copy cannot take %u bytes of "
+			       "dynamic shared memory", c->smem);
+			continue;
+		}
+		caps[kept++] = caps[i];
+	}
+	return kept;
+}
+
+/*
+ * What the runtime launches (runtime/launch.c's level_pick): of `fn` and its
+ * copies, the one that runs the case's grid in the fewest rounds, the one
+ * with the most registers among those; its index in *which (-1: fn).
+ */
+static CUfunction pick_level(CUfunction fn, const struct capped *caps, unsigned n, struct kcase *c,
+			     int *which)
+{
+	uint64_t total = total_blocks(c), fewest = UINT64_MAX;
+	CUfunction best = fn;
+
+	*which = -1;
+	for (int i = fn ? -1 : 0; i < (int)n && fewest > 1; i++) {
+		CUfunction f = i < 0 ? fn : caps[i].fn;
+		uint64_t w = ptb_max_workers(f, c), rounds = (total + w - 1) / w;
+
+		if (rounds < fewest) {
+			fewest = rounds;
+			best = f;
+			*which = i;
+		}
+	}
+	return best;
+}
+
 static void run_case(CUmodule mod, struct kcase *c)
 {
-	CUfunction orig, fslice = NULL, fptb = NULL, fcap = NULL, ffresh = NULL, ffcap = NULL;
+	CUfunction orig, fslice = NULL, fptb = NULL, ffresh = NULL;
+	struct capped fcap[MAX_CAPS], ffcap[MAX_CAPS];
+	unsigned ncap, nfcap;
 	char name[400];
 	unsigned i, s;
 	CUdeviceptr ctl;
@@ -977,16 +1048,12 @@ static void run_case(CUmodule mod, struct kcase *c)
 	if (cuModuleGetFunction(&fptb, mod, name) != CUDA_SUCCESS)
 		fptb = NULL;
 	/* Present where --aot capped the persistent form's registers (passes/regcap.h). */
-	snprintf(name, sizeof(name), "__coloc_cap_ptb_%s", c->kernel);
-	if (cuModuleGetFunction(&fcap, mod, name) != CUDA_SUCCESS)
-		fcap = NULL;
-	/* The one-block-a-worker variant and its capped copy (COLOC_FRESH; ptb.c). */
+	ncap = find_capped(mod, "ptb", c->kernel, fcap);
+	/* The one-block-a-worker variant and its capped copies (COLOC_FRESH; ptb.c). */
 	snprintf(name, sizeof(name), "__coloc_fresh_%s", c->kernel);
 	if (cuModuleGetFunction(&ffresh, mod, name) != CUDA_SUCCESS)
 		ffresh = NULL;
-	snprintf(name, sizeof(name), "__coloc_cap_fresh_%s", c->kernel);
-	if (cuModuleGetFunction(&ffcap, mod, name) != CUDA_SUCCESS)
-		ffcap = NULL;
+	nfcap = find_capped(mod, "fresh", c->kernel, ffcap);
 	if (!fslice && !c->no_slice)
 		result(c, "slice", 0, "colocc did not produce a sliced variant");
 	if (!fptb && !c->no_ptb)
@@ -1010,24 +1077,14 @@ static void run_case(CUmodule mod, struct kcase *c)
 			       c->smem);
 			fptb = NULL;
 		}
-		if (fcap && cuFuncSetAttribute(fcap, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-					       (int)c->smem) != CUDA_SUCCESS) {
-			result(c, "ptb-cap", 0, "the capped persistent variant cannot take %u bytes of "
-			       "dynamic shared memory", c->smem);
-			fcap = NULL;
-		}
 		if (ffresh && cuFuncSetAttribute(ffresh, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 						 (int)c->smem) != CUDA_SUCCESS) {
 			result(c, "fresh", 0, "the fresh variant cannot take %u bytes of dynamic shared "
 			       "memory", c->smem);
 			ffresh = NULL;
 		}
-		if (ffcap && cuFuncSetAttribute(ffcap, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-						(int)c->smem) != CUDA_SUCCESS) {
-			result(c, "fresh-cap", 0, "the capped fresh variant cannot take %u bytes of "
-			       "dynamic shared memory", c->smem);
-			ffcap = NULL;
-		}
+		ncap = smem_capped(fcap, ncap, c);
+		nfcap = smem_capped(ffcap, nfcap, c);
 	}
 
 	for (i = 0; i < c->nparams; i++) {
@@ -1174,29 +1231,29 @@ static void run_case(CUmodule mod, struct kcase *c)
 		ptb_batch = 1;
 	}
 
-	if (fptb && (ffresh || ffcap)) {
+	if (fptb && (ffresh || nfcap)) {
 		/*
 		 * COLOC_FRESH: each fresh form once over the whole grid, then the
 		 * runtime's way under stops (run_fresh_storm) with the forms the
-		 * runtime picks: a capped copy where the uncapped form's wave is
-		 * short of the grid.
+		 * runtime picks (pick_level).
 		 */
-		CUfunction fresh_fn = ffresh, loop_fn = fptb;
+		CUfunction fresh_fn, loop_fn;
 		unsigned got = 0, runs = 0, bad = 0, fwave, lwave;
-		double span = 0, span_cap = 0, t_start = now_us();
+		double span = 0, t_start = now_us();
+		int fwhich, lwhich;
 
 		fresh_most = fresh_launches = fresh_drains = 0;
+		fresh_fn = pick_level(ffresh, ffcap, nfcap, c, &fwhich);
+		loop_fn = pick_level(fptb, fcap, ncap, c, &lwhich);
 		if (ffresh)
 			span = ptb_fixed_run(ffresh, c, ctl, (unsigned)total, 0, "fresh");
-		if (ffcap)
-			span_cap = ptb_fixed_run(ffcap, c, ctl, (unsigned)total, 0, "fresh-cap");
-		/* The storm's delays follow the run time of the form it runs. */
-		if (!ffresh || (ffcap && ptb_max_workers(ffresh, c) < total)) {
-			fresh_fn = ffcap;
-			span = span_cap;
+		for (unsigned j = 0; j < nfcap; j++) {
+			double t = ptb_fixed_run(ffcap[j].fn, c, ctl, (unsigned)total, 0, ffcap[j].label);
+
+			/* The storm's delays follow the run time of the form it runs. */
+			if ((int)j == fwhich)
+				span = t;
 		}
-		if (fcap && ptb_max_workers(fptb, c) < total)
-			loop_fn = fcap;
 		fwave = ptb_max_workers(fresh_fn, c);
 		lwave = ptb_max_workers(loop_fn, c);
 		while (!opt.quick && got < opt.storm_cycles / 2 && runs < 2000 &&
@@ -1213,39 +1270,44 @@ static void run_case(CUmodule mod, struct kcase *c)
 		}
 		if (!opt.quick)
 			result(c, "fresh-storm", !bad && got >= opt.storm_cycles / 2 && fresh_most <= fwave,
-			       "%u stops in %u runs of the %sfresh form (wave %u) with the %slooping "
-			       "form draining (wave %u): %llu fresh launches, %llu drains, %u runs "
-			       "not equal to the original; at most %llu blocks left in the ring by one "
-			       "fresh launch (at most its wave)", got, runs, fresh_fn == ffcap ? "capped " : "",
-			       fwave, loop_fn == fcap ? "capped " : "", lwave,
+			       "%u stops in %u runs of the %s form (wave %u) with the %s form "
+			       "draining (wave %u): %llu fresh launches, %llu drains, %u runs not "
+			       "equal to the original; at most %llu blocks left in the ring by one "
+			       "fresh launch (at most its wave)", got, runs,
+			       fwhich < 0 ? "fresh" : ffcap[fwhich].label, fwave,
+			       lwhich < 0 ? "looping" : fcap[lwhich].label, lwave,
 			       (unsigned long long)fresh_launches, (unsigned long long)fresh_drains, bad,
 			       (unsigned long long)fresh_most);
 	}
 
-	if (fcap) {
-		/* The capped copy: the same runs with its own wave, and a short storm. */
-		unsigned wmax = ptb_max_workers(fcap, c), got = 0, runs = 0, bad = 0;
-		double span = ptb_fixed_run(fcap, c, ctl, 1, 0, "ptb-cap");
+	for (unsigned j = 0; j < ncap; j++) {
+		/* Each capped copy: the same runs with its own wave, and a short storm. */
+		CUfunction f = fcap[j].fn;
+		const char *label = fcap[j].label;
+		unsigned wmax = ptb_max_workers(f, c), got = 0, runs = 0, bad = 0;
+		double span = ptb_fixed_run(f, c, ctl, 1, 0, label);
+		char storm[48];
 
+		snprintf(storm, sizeof(storm), "%s-storm", label);
 		if (!opt.quick) {
-			ptb_fixed_run(fcap, c, ctl, wmax, 0, "ptb-cap");
-			ptb_fixed_run(fcap, c, ctl, wmax, 1, "ptb-cap");
+			ptb_fixed_run(f, c, ctl, wmax, 0, label);
+			ptb_fixed_run(f, c, ctl, wmax, 1, label);
 		}
 		while (!opt.quick && got < opt.storm_cycles / 4 && runs < 200) {
 			upload(c);
-			got += run_ptb_storm(fcap, c, 1, ctl, opt.storm_cycles / 4 - got,
+			got += run_ptb_storm(f, c, 1, ctl, opt.storm_cycles / 4 - got,
 					     span > 1 ? span : 1);
 			download(c, 0);
 			runs++;
 			if (!quiet_ok(c)) {
 				bad++;
-				check(c, "ptb-cap-storm/1", "stop/resume");
+				check(c, storm, "stop/resume");
 			}
 		}
 		if (!opt.quick)
-			result(c, "ptb-cap-storm", !bad && got >= opt.storm_cycles / 4,
-			       "%u stop/resume cycles in %u runs of "
-			       "the register-capped form, every run equal to the original", got, runs);
+			result(c, storm, !bad && got >= opt.storm_cycles / 4,
+			       "%u stop/resume cycles in %u runs of the copy capped at %u registers, "
+			       "every run equal to the original", got, runs, fcap[j].cap);
 	}
 
 	if (opt.timing) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The cache key colocc --aot and the runtime use (compiler/cache.h), computed
-independently: SHA-256 over length-prefixed fields "colocc-cache 12", the
+independently: SHA-256 over length-prefixed fields "colocc-cache 13", the
 colocc version, the target (sm_90 followed by its variant letter or a
 blank), the entry's ptxas options, then "passes" and the pass options when
 there are any (colocc --aot makes persistent variants with ptb-restart and
@@ -43,7 +43,7 @@ def main():
         sys.exit(f"aot_key.py: bad target {a.target!r}")
     target_field = f"sm_{m.group(1)}{m.group(2) or ' '}"
     h = hashlib.sha256()
-    fields = [b"colocc-cache 12", version.encode(), target_field.encode(), a.options.encode()]
+    fields = [b"colocc-cache 13", version.encode(), target_field.encode(), a.options.encode()]
     if a.passes:
         fields += [b"passes", a.passes.encode()]
     for field in fields + [open(a.ptx, "rb").read()]:

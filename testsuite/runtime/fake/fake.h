@@ -55,6 +55,7 @@ struct fake_kernel {
 	struct fake_param *params;
 	unsigned nparams;
 	uint32_t param_bytes;
+	unsigned registers;               /* a thread's, from a cubin; 0 from PTX */
 	int attrs[CU_FUNC_ATTRIBUTE_MAX]; /* as set by cuFuncSetAttribute */
 	int cache_config;
 	struct fake_kernel *next;

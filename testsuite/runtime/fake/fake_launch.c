@@ -554,11 +554,23 @@ CUresult cuFuncGetParamInfo(CUfunction fn, size_t index, size_t *offset, size_t 
 	return fake_end(&line, CUDA_SUCCESS);
 }
 
-/* 2048 threads per SM in whole warps, at most 32 blocks, at least 1. */
-static int fake_blocks_per_sm(unsigned threads)
+/*
+ * Blocks an SM: 2,048 threads in whole warps, at most 32 blocks, at least 1;
+ * with a cubin's register count, also 64K registers, given to warps in units
+ * of 256.
+ */
+static int fake_blocks_per_sm(unsigned threads, unsigned registers)
 {
-	int n = 2048 / (int)((threads + 31) / 32 * 32);
+	unsigned warps = (threads + 31) / 32;
+	int n = 2048 / (int)(warps * 32);
 
+	if (registers) {
+		unsigned per_warp = (registers * 32 + 255) / 256 * 256;
+		int by_regs = (int)(65536 / (per_warp * warps));
+
+		if (by_regs < n)
+			n = by_regs;
+	}
 	return n > 32 ? 32 : n < 1 ? 1 : n;
 }
 
@@ -576,7 +588,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction fn,
 		return fake_end(&line, rc);
 	if (!blocks || block_size <= 0 || block_size > 1024)
 		return fake_end(&line, CUDA_ERROR_INVALID_VALUE);
-	*blocks = fake_blocks_per_sm((unsigned)block_size);
+	*blocks = fake_blocks_per_sm((unsigned)block_size, k->registers);
 	coloc_buf_printf(&line, " blocks=%d", *blocks);
 	return fake_end(&line, CUDA_SUCCESS);
 }
@@ -1315,7 +1327,7 @@ static CUresult launch_run(struct coloc_buf *line, const struct launch *l)
 	}
 	if (rc == CUDA_SUCCESS && !stays) {
 		/* The device holds `wave` blocks at once; a persistent variant, its workers. */
-		uint64_t wave = 132 * (uint64_t)fake_blocks_per_sm((unsigned)threads);
+		uint64_t wave = 132 * (uint64_t)fake_blocks_per_sm((unsigned)threads, k->registers);
 		uint64_t grid = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 
 		fake_kernel_ran(blocks ? blocks : grid, grid < wave ? grid : wave,

@@ -486,9 +486,12 @@ static CUresult cubin_load(struct fake_module *m, const unsigned char *data, siz
 			params[j].offset = ck->params[j].offset;
 			params[j].size = ck->params[j].size;
 		}
-		if (!kernel_add(m, ck->name, strlen(ck->name), params, ck->nparams,
-				ck->param_bytes))
+		struct fake_kernel *k = kernel_add(m, ck->name, strlen(ck->name), params, ck->nparams,
+						   ck->param_bytes);
+
+		if (!k)
 			return CUDA_ERROR_OUT_OF_MEMORY;
+		k->registers = ck->registers;
 	}
 	return CUDA_SUCCESS;
 }

@@ -5,8 +5,8 @@ usage: shared-layout.py MODULE.ptx
 A block the fresh variant __coloc_fresh_K saves is restored by the looping
 variant __coloc_ptb_K (passes/ptb.c), and a saved register may hold the
 address of one of the kernel's shared variables: both must place them alike,
-and so must the register-capped copies of either (__coloc_cap_fresh_K,
-__coloc_cap_ptb_K), which the runtime may launch in their place.
+and so must the register-capped copies of either (__coloc_cap<N>_fresh_K,
+__coloc_cap<N>_ptb_K), which the runtime may launch in their place.
 ptxas is not told where to put them, so the two entries must give it the
 same input: the same .shared declarations in the same order, each first
 named in the same order.  Prints one line a pair; exits 1 at the first pair
@@ -18,7 +18,7 @@ import sys
 # The entries whose blocks the looping variant __coloc_ptb_K may restore, or
 # that may restore its blocks: the fresh variant, and the register-capped
 # copies (passes/regcap.h) the runtime picks instead of either.
-PAIRED = ("__coloc_fresh_", "__coloc_cap_fresh_", "__coloc_cap_ptb_")
+PAIRED = re.compile(r"__coloc_(?:cap[1-9][0-9]*_)?(?:fresh|ptb)_")
 ENTRY = re.compile(r"^\.visible \.entry (\S+)\(", re.M)
 SHARED = re.compile(r"^\s*\.shared\s.*?([A-Za-z_$%][\w$]*)\s*(\[\d*\])?\s*;", re.M)
 
@@ -50,10 +50,10 @@ def main():
     found = entries(text)
     pairs = 0
     for name in sorted(found):
-        prefix = next((p for p in PAIRED if name.startswith(p)), None)
-        if not prefix:
+        m = PAIRED.match(name)
+        if not m or name.startswith("__coloc_ptb_"):
             continue
-        loop = "__coloc_ptb_" + name[len(prefix):]
+        loop = "__coloc_ptb_" + name[m.end():]
         if loop not in found:
             print(f"{name}: no looping variant {loop}")
             return 1
