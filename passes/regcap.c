@@ -45,7 +45,7 @@ unsigned pass_regcap_levels(unsigned original, unsigned used, unsigned *levels)
 
 	if (used <= limit)
 		return 0;
-	for (unsigned r = top - REG_UNIT; r > limit; r -= REG_UNIT)
+	for (unsigned r = top - REG_UNIT; r > limit && n < PASS_REGCAP_LEVELS - 1; r -= REG_UNIT)
 		if (r <= REG_MAX && is_level(r))
 			levels[n++] = r;
 	levels[n++] = limit;
@@ -176,6 +176,13 @@ static int cap_entry(struct ptx_module *m, struct ptx_stmt *s, struct ptx_stmt *
 			return 0;
 	if (pass_regcap_name(buf, sizeof(buf), cap, f->name->str) < 0)
 		return 0;
+	/*
+	 * PTX that has its copies already (the runtime keeps a module's capped
+	 * PTX, and compiles it again for a context the cache does not serve).
+	 */
+	for (d = m->items.head; d; d = d->next)
+		if (d->kind == PTX_STMT_FUNC && strcmp(d->u.func->name->str, buf) == 0)
+			return 0;
 	name = ptx_intern_cstr(m, buf);
 	c = name ? ptx_func_clone(m, f, name) : NULL;
 	copy = c ? ptx_stmt_new(m, PTX_STMT_FUNC, s->loc) : NULL;

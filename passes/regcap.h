@@ -22,8 +22,9 @@
  * the most registers a thread can take at each occupancy of a block of 128,
  * 256, 512 or 1,024 threads (32, 40, 48, 56, 64, 72, 80, 96, 128, 168; 64K
  * registers an SM).  A launch runs, of the variant and its copies, the one
- * that takes its grid in the fewest waves, and among those the one with the
- * most registers (runtime/launch.c): the variant itself when its grid fits
+ * that takes its grid in the fewest rounds (waves, or rounds of the workers
+ * COLOC_FORM=ptb:W asks for), and among those the one with the most
+ * registers (runtime/launch.c): the variant itself when its grid fits
  * in one wave (the short trainer, whose grids fit in one, ran 6% slower with
  * every variant capped).  Entries with .minnctapersm are left alone: they
  * already tell ptxas the occupancy they need.

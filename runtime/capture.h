@@ -98,7 +98,7 @@ struct coloc_module {
 		struct coloc_variant_module *next;
 		CUcontext ctx;
 		CUmodule module; /* NULL: loading failed in this context */
-		/* Its register-capped copies' names (passes/regcap.h), sorted. */
+		/* Its register-capped copies' names (passes/regcap.h). */
 		char **capped;
 		size_t ncapped;
 	} *loaded;

@@ -306,8 +306,8 @@ static unsigned level_wave(struct coloc_level *e, const struct launch *l)
 
 /*
  * Of a persistent function and its register-capped copies (passes/regcap.h),
- * the one that runs the launch's blocks, at most `workers` at once (0: as
- * many as fit), in the fewest rounds, and of those the one with the most
+ * the one that runs the launch's blocks, at most `workers` at once
+ * (COLOC_FORM=ptb:W; 0: as many as fit), in the fewest rounds, and of those the one with the most
  * registers: a copy spills what the function keeps in registers, which pays
  * only where it saves a round.  Its wave in *wave; NULL when the device's
  * occupancy is unknown for all.
@@ -397,7 +397,8 @@ static uint64_t hold_now_ns(void)
 
 /*
  * COLOC_PARK=host: persistent launches measured shorter than this go sliced,
- * where slices were measured short (COLOC_HOLD_SLICE_TURNS).
+ * into slices measured short, or of a wave for a kernel that short itself
+ * (COLOC_HOLD_SLICE_TURNS, profile.c's short_slices).
  */
 #define HOLD_MIN_NS 500000u
 /* ... and a held launch that gets no block done for this long is let go (logged). */
@@ -603,11 +604,13 @@ static CUresult run_ptb(const struct launch *l, struct coloc_kernel_info *k,
 		unsigned wave;
 		const struct coloc_level *e = level_pick(&fns->ptb, l, workers, &wave);
 
-		if (!e) {
+		/* With the occupancy unknown, COLOC_FORM=ptb:W's W workers of the variant itself. */
+		if (!e && !workers) {
 			*why = "the device's occupancy for its persistent form is unknown";
 			return CUDA_ERROR_NOT_SUPPORTED;
 		}
-		fn = e->fn;
+		if (e)
+			fn = e->fn;
 		if (!workers)
 			workers = wave;
 	}

@@ -527,14 +527,9 @@ static int compile(struct coloc_module *m, struct coloc_buf *cubin)
 	return 0;
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
- * The names of a compiled module's register-capped copies (regcap.h), sorted,
- * in v->capped; none when the cubin cannot be read (its copies, if any, are
+ * The names of a compiled module's register-capped copies (regcap.h) in
+ * v->capped; none when the cubin cannot be read (its copies, if any, are
  * then not used: a debug line says why) or memory runs out.
  */
 static void find_capped(struct coloc_variant_module *v, const struct coloc_buf *cubin)
@@ -561,8 +556,6 @@ static void find_capped(struct coloc_variant_module *v, const struct coloc_buf *
 				break;
 			v->capped[v->ncapped++] = name;
 		}
-		if (v->ncapped)
-			qsort(v->capped, v->ncapped, sizeof(*v->capped), str_cmp);
 	}
 	coloc_arena_release(&arena);
 }
@@ -649,7 +642,7 @@ static void levels_find(struct coloc_levels *lv, CUfunction fn,
 
 	lv->e[0] = (struct coloc_level){ .fn = fn };
 	lv->n = 1;
-	/* Sorted by name: the copies of one variant are together, caps in text order. */
+	/* Each copy of the variant goes in by its cap. */
 	for (size_t i = 0; i < v->ncapped && lv->n < sizeof(lv->e) / sizeof(lv->e[0]); i++) {
 		struct coloc_level c = { .fn = NULL };
 		unsigned j;

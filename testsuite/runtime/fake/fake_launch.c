@@ -10,7 +10,8 @@
  * grid is done.  Blocks in the redo ring come first; with park 2 (a drain)
  * only those.  Its one-block-a-worker variant (`__coloc_fresh_K`, the same
  * parameters) takes at most a block a worker, none from the ring, and its
- * ring holds twice slot_base entries.  A word above 1 narrows instead of stopping, to a share
+ * ring holds twice slot_base entries.  Register-capped copies of either
+ * (`__coloc_cap<N>_ptb_K`, `__coloc_cap<N>_fresh_K`) run as their variant.  A word above 1 narrows instead of stopping, to a share
  * of the SMs the fake does not have: a launch with a parker goes on as if
  * not stopped (its parker always does), a helper (park 0) runs nothing, as
  * if all its workers sat on the SMs given up.
@@ -54,8 +55,28 @@
 
 /* Dynamic shared memory: above 48 KiB a kernel must opt in. */
 #define LIMIT_DYNAMIC_SHMEM (48 * 1024)
-#define PTB_PREFIX "__coloc_ptb_"
-#define FRESH_PREFIX "__coloc_fresh_"
+#define PTB_FORM "ptb_"
+#define FRESH_FORM "fresh_"
+
+/*
+ * A variant's form and kernel: the name after __coloc_, and after the cap of
+ * a register-capped copy (__coloc_cap<N>_ptb_K, passes/regcap.h); NULL for
+ * other names.
+ */
+static const char *variant_form(const char *name)
+{
+	if (strncmp(name, "__coloc_", 8) != 0)
+		return NULL;
+	name += 8;
+	if (strncmp(name, "cap", 3) == 0 && name[3] >= '1' && name[3] <= '9') {
+		name += 3;
+		while (*name >= '0' && *name <= '9')
+			name++;
+		if (*name++ != '_')
+			return NULL;
+	}
+	return name;
+}
 
 /* How a launch takes blocks: ring first, then the counter; only the counter; only the ring. */
 enum take_mode { TAKE_LOOP, TAKE_FRESH, TAKE_DRAIN };
@@ -1192,10 +1213,12 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 	 * parameter after redo): the others are read as before it.  The fake
 	 * gives no block up, so the area is only checked to be device memory.
 	 */
-	bool fresh = strncmp(k->name, FRESH_PREFIX, strlen(FRESH_PREFIX)) == 0;
+	const char *form = variant_form(k->name);
+	bool fresh = form && strncmp(form, FRESH_FORM, strlen(FRESH_FORM)) == 0;
+	bool ptb = form && strncmp(form, PTB_FORM, strlen(PTB_FORM)) == 0;
 	enum take_mode mode;
 
-	if ((fresh || strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) == 0) && n >= 10 &&
+	if ((fresh || ptb) && n >= 10 &&
 	    k->params[n - 1].size == 8 && k->params[n - 2].size == 8 &&
 	    k->params[n - 3].size == 8 && k->params[n - 4].size == 8 && k->params[n - 5].size == 4) {
 		uint64_t save = le_load(values[n - 1], 8);
@@ -1204,7 +1227,7 @@ static CUresult ptb_run(struct coloc_buf *line, const struct fake_kernel *k,
 			return CUDA_ERROR_LAUNCH_FAILED;
 		n--;
 	}
-	if ((!fresh && strncmp(k->name, PTB_PREFIX, strlen(PTB_PREFIX)) != 0) || n < 9 ||
+	if ((!fresh && !ptb) || n < 9 ||
 	    k->params[n - 1].size != 8 || k->params[n - 2].size != 8 || k->params[n - 3].size != 8 ||
 	    k->params[n - 4].size != 4 || k->params[n - 5].size != 4 || k->params[n - 6].size != 4)
 		return CUDA_SUCCESS;
