@@ -431,7 +431,7 @@ static uint64_t hold_now_ns(void)
 #define FRESH_CHUNK_WAVES_GUESS 4u
 
 struct fresh_plan {
-	CUfunction fn;     /* the fresh variant, or its capped copy */
+	CUfunction fn;     /* the fresh variant, or one of its register-capped copies */
 	unsigned wave;     /* its workers the device holds at once */
 	unsigned chunk;    /* blocks a launch of it covers */
 	unsigned workers;  /* the looping form's: a drain has at most this many */
