@@ -5,7 +5,8 @@
  * 128-, 256-, 512- or 1,024-thread block: 168, 128, 96, 80, 72, 64, 56, 48,
  * 40, 32), the copies' names both ways, and pass_regcap_ptx on PTX that has
  * a copy already (the runtime compiles its capped PTX again for a context
- * the cache does not serve): no second copy of that name.
+ * the cache does not serve): no second copy of that name.  Given a path,
+ * writes that PTX there, for testsuite/binary/regcap-unit.test's ptxas.
  */
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static size_t count(const char *text, const char *what)
 	return n;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const char ptx[] =
 		".version 8.0\n.target sm_80\n.address_size 64\n\n"
@@ -110,6 +111,11 @@ int main(void)
 				       strstr(text, ".entry __coloc_cap32_ptb_k("),
 		       "the copy at 40 is not right after its variant:\n%s", text);
 		EXPECT(count(text, ".maxnreg 40") == 1, ".maxnreg 40:\n%s", text);
+		if (argc > 1) {
+			FILE *f = fopen(argv[1], "w");
+
+			EXPECT(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", argv[1]);
+		}
 	} else {
 		EXPECT(0, "no output");
 	}
