@@ -307,10 +307,10 @@ static unsigned level_wave(struct coloc_level *e, const struct launch *l)
 /*
  * Of a persistent function and its register-capped copies (passes/regcap.h),
  * the one that runs the launch's blocks, at most `workers` at once
- * (COLOC_FORM=ptb:W; 0: as many as fit), in the fewest rounds, and of those the one with the most
- * registers: a copy spills what the function keeps in registers, which pays
- * only where it saves a round.  Its wave in *wave; NULL when the device's
- * occupancy is unknown for all.
+ * (COLOC_FORM=ptb:W; 0: as many as fit), in the fewest rounds, and of those
+ * the one with the most registers: a copy spills what the function keeps in
+ * registers, which pays only where it saves a round.  Its wave in *wave;
+ * NULL when the device's occupancy is unknown for all.
  */
 static const struct coloc_level *level_pick(struct coloc_levels *lv, const struct launch *l,
 					    unsigned workers, unsigned *wave)
