@@ -24,7 +24,9 @@ first three out, so that their cost can be timed on the GPU:
                colocc makes __coloc_fresh_K itself since cache format 10
                (ptb.c); gemm_forms.py uses colocc's where the module has it.
   capped(ptx, prefix, n)  copies of the entries named prefix... with
-               `.maxnreg n`, as __coloc_cap_<name>.
+               `.maxnreg n`, as __coloc_cap_<name> (this script's own names:
+               colocc's copies are __coloc_cap<N>_<form>_K since cache
+               format 13, passes/regcap.h).
 
 Nothing here is used by colocc; gemm_forms.py times what it makes.  The
 rewrite matches colocc's output line by line and stops with an error when a
