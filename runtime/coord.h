@@ -59,7 +59,14 @@ struct coloc_tenant {
 	uint32_t role;       /* enum coloc_role */
 	uint64_t start_time; /* the process's start time (/proc/PID/stat), against pid reuse */
 	char comm[32];
-	uint32_t busy;       /* latency: work in flight (or within the hold time) */
+	/*
+	 * Latency: work in flight (or within the hold time); readers take any
+	 * value but 0 as busy.  COLOC_BUSY_UNWATCHED: busy, nobody watches: no
+	 * best-effort tenant shares the GPU, and the monitor does not judge
+	 * when the tenant is idle until one does (sched.c, COLOC_MONITOR).
+	 */
+	uint32_t busy;
+#define COLOC_BUSY_UNWATCHED 2
 	/*
 	 * Best-effort, with edge_acks set (from its first context with
 	 * persistent launches on): the last epoch whose busy edge its watcher

@@ -34,6 +34,18 @@
  * when the tenant's own threads leave the CPU, so on a crowded CPU the
  * tenant only counts as busy a little longer, never launches slower.
  *
+ * Only best-effort tenants read the busy mark.  While none is in the GPU's
+ * table, the monitor (COLOC_MONITOR=auto, the default) leaves a busy tenant
+ * busy, marked COLOC_BUSY_UNWATCHED, and only looks for a best-effort
+ * tenant every millisecond.  A latency tenant alone then pays nothing of
+ * the monitor after its first launch: no looks that pull the launch flag's
+ * cache line from the launching thread, no drain waits spinning in the
+ * driver beside it, no idle-to-busy edges with their lock and wake-up.  A
+ * best-effort tenant that joins finds the tenant busy; its first launch
+ * waits until the monitor has noticed it and settled the tenant as above.
+ * COLOC_MONITOR=always settles alone too, to measure what that costs and
+ * for the tests that count its drains.
+ *
  * At the idle-to-busy edge, without MPS (COLOC_EDGE_WAIT_US=auto), the
  * launch that made it waits, 0.5 ms at most, until the best-effort tenants'
  * watchers say their persistent kernels have stopped (wait_vacated): under
@@ -98,6 +110,15 @@
  * 0.755 and 0.708): benchmarks/results/2026-12-06-h100/session19/, call 1.
  */
 #define LOOK_PAUSE_US 20u
+/*
+ * Between two looks for a best-effort tenant while every busy device is
+ * unwatched (COLOC_MONITOR=auto).  It is what the first launch of a
+ * best-effort tenant that joins may wait before the monitor notices it (the
+ * settle follows): once per joining tenant, which has just spent far longer
+ * starting up.  A look costs the tenant alone a scan of the tenant table,
+ * none of it on the lines its launches write.
+ */
+#define UNWATCHED_PAUSE_NS 1000000u
 #define MAX_STREAMS 16
 #define MAX_DEPTH 16
 
@@ -144,6 +165,7 @@ static struct {
 	unsigned depth;       /* COLOC_BE_DEPTH */
 	unsigned gated_depth; /* COLOC_GATED_DEPTH: the same for kernels that only run original */
 	uint64_t look_ns;     /* COLOC_SETTLE_LOOK_US */
+	bool watch_alone;     /* COLOC_MONITOR=always: settle with no best-effort tenant too */
 } sched = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .depth = 2,
 	    .gated_depth = 4, .look_ns = LOOK_PAUSE_US * 1000u };
 
@@ -193,6 +215,13 @@ static void monitor_says_how(void)
 	else
 		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor waits for the context to drain "
 			  "at once (COLOC_SETTLE_LOOK_US=0)");
+	if (sched.watch_alone)
+		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor does so with no best-effort "
+			  "tenant on the GPU too (COLOC_MONITOR=always)");
+	else
+		coloc_log(COLOC_LOG_INFO, "coordinator: while no best-effort tenant shares the GPU, "
+			  "the monitor leaves the latency tenant busy, unwatched, and looks for one "
+			  "every %u ms (COLOC_MONITOR=auto)", UNWATCHED_PAUSE_NS / 1000000u);
 }
 
 /* The coordinator of the current context's device, joined on first use. */
@@ -787,6 +816,42 @@ static bool monitor_idle_priority(void)
 #endif
 }
 
+/*
+ * Whether the busy mark of the tenant in `d` is read by anyone: a
+ * best-effort tenant is in the GPU's table (a dead one not reaped yet
+ * counts: the tenant is then settled, as without COLOC_MONITOR=auto).
+ */
+static bool watched(struct dev_state *d)
+{
+	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
+		const struct coloc_tenant *t = &d->seg->tenants[i];
+
+		if (__atomic_load_n(&t->pid, __ATOMIC_ACQUIRE) && t->role == COLOC_ROLE_BEST_EFFORT)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * COLOC_MONITOR=auto: true when busy device `d` is left unsettled this
+ * round, no best-effort tenant watching; its mark then says so, and says
+ * busy again once one watches.  Compare-exchanges, so that the mark of a
+ * tenant leaving (coloc_coord_leave) stays idle; tried only when the mark
+ * is to change, so that a parked tenant's launches keep the line of its
+ * mark shared.
+ */
+static bool unwatched(struct dev_state *d)
+{
+	uint32_t *busy = &d->self->busy;
+	bool alone = !sched.watch_alone && !watched(d);
+	uint32_t from = alone ? 1 : COLOC_BUSY_UNWATCHED, to = alone ? COLOC_BUSY_UNWATCHED : 1;
+
+	if (__atomic_load_n(busy, __ATOMIC_RELAXED) == from)
+		__atomic_compare_exchange_n(busy, &from, to, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_RELAXED);
+	return alone;
+}
+
 static void *monitor(void *arg)
 {
 	(void)arg;
@@ -799,6 +864,7 @@ static void *monitor(void *arg)
 	for (;;) {
 		struct dev_state *busy[MAX_DEVICES];
 		int n = 0;
+		bool settled = false;
 
 		pthread_mutex_lock(&sched.lock);
 		for (;;) {
@@ -812,8 +878,17 @@ static void *monitor(void *arg)
 			pthread_cond_wait(&sched.wake, &sched.lock);
 		}
 		pthread_mutex_unlock(&sched.lock);
+		/*
+		 * An unwatched device is passed over at once, so that it does not
+		 * hold back another's settle; settles pause by themselves.
+		 */
 		for (int i = 0; i < n; i++)
-			settle(busy[i]);
+			if (!unwatched(busy[i])) {
+				settle(busy[i]);
+				settled = true;
+			}
+		if (!settled)
+			sleep_ns(UNWATCHED_PAUSE_NS);
 	}
 	return NULL;
 }
@@ -1052,7 +1127,7 @@ __attribute__((constructor)) static void sched_init(void)
 	const char *hold = getenv("COLOC_HOLD_US"), *depth = getenv("COLOC_BE_DEPTH");
 	const char *gated = getenv("COLOC_GATED_DEPTH"), *look = getenv("COLOC_SETTLE_LOOK_US");
 	const char *busy = getenv("COLOC_BUSY"), *edge = getenv("COLOC_EDGE_WAIT_US");
-	const char *policy = getenv("COLOC_POLICY");
+	const char *policy = getenv("COLOC_POLICY"), *watch = getenv("COLOC_MONITOR");
 
 	if (busy && *busy && strcmp(busy, "drain") != 0) {
 		if (strcmp(busy, "kernel") == 0) {
@@ -1094,6 +1169,15 @@ __attribute__((constructor)) static void sched_init(void)
 		sched.depth = d < MAX_DEPTH ? (unsigned)d : MAX_DEPTH - 1;
 	}
 	setting_us("COLOC_SETTLE_LOOK_US", look, 1000, &sched.look_ns);
+	if (watch && *watch && strcmp(watch, "auto") != 0) {
+		if (strcmp(watch, "always") == 0) {
+			sched.watch_alone = true;
+		} else {
+			coloc_log(COLOC_LOG_ERROR, "COLOC_MONITOR='%s' is neither 'auto' nor 'always'; "
+				  "colocc is off", watch);
+			coloc_cfg.disabled = true;
+		}
+	}
 	if (gated && *gated) {
 		char *end;
 		unsigned long d = strtoul(gated, &end, 10);

@@ -58,7 +58,7 @@ config.substitutions.append(("%graph_app", os.path.join(rt, "coloc_graph_app")))
 config.substitutions.append(("%coloc-run", "env -u COLOC_ROLE -u COLOC_LOG -u COLOC_FORM "
                              "-u COLOC_DISABLE -u COLOC_LOG_TIME -u COLOC_LOG_FILE -u CUDA_DEVICE_MAX_CONNECTIONS -u COLOC_AOT_CACHE -u COLOC_CACHE_DIR "
                              "-u COLOC_PROFILE -u COLOC_TURNAROUND_US -u COLOC_POLICY "
-                             "-u COLOC_HOLD_US -u COLOC_BUSY -u COLOC_BE_DEPTH -u COLOC_GATED_DEPTH -u COLOC_SETTLE_LOOK_US -u COLOC_STATS_FILE "
+                             "-u COLOC_HOLD_US -u COLOC_BUSY -u COLOC_BE_DEPTH -u COLOC_GATED_DEPTH -u COLOC_SETTLE_LOOK_US -u COLOC_MONITOR -u COLOC_STATS_FILE "
                              "-u COLOC_MEM_BUDGET -u COLOC_MEM_RESERVE -u COLOC_POOL_PAGE "
                              "-u COLOC_MEM_WATERMARK -u COLOC_MEM_IDLE_MS -u COLOC_MEM_WAIT_MS "
                              "-u COLOC_SHARE -u COLOC_SHARE_HOLD_US -u COLOC_RESTART -u COLOC_PARK -u COLOC_PARK_LINKS -u COLOC_FAKE_DIRTY -u COLOC_FAKE_MPS "

@@ -30,7 +30,9 @@ static const char usage[] =
 	"usage: colocctl [--run-dir DIR] COMMAND [ARGUMENT...]\n"
 	"\n"
 	"commands:\n"
-	"  status    tenants of each GPU: role, state, kernels, launches by form,\n"
+	"  status    tenants of each GPU: role, state (idle, busy, unwatched: a\n"
+	"            latency tenant left busy while no best-effort tenant shares its\n"
+	"            GPU, COLOC_MONITOR; dead), kernels, launches by form,\n"
 	"            time best-effort launches waited for the latency tenant, device\n"
 	"            memory held and allocations refused over the GPU's budget; for\n"
 	"            best-effort tenants, the kernels they launched, those that ran\n"
@@ -62,6 +64,16 @@ static const char usage[] =
 static const char *role_name(uint32_t role)
 {
 	return role == 1 ? "latency" : role == 2 ? "best-effort" : "?";
+}
+
+/* A tenant's STATE: "unwatched" is a latency tenant busy with no best-effort tenant beside it. */
+static const char *state_name(const struct coloc_tenant *t)
+{
+	uint32_t busy = __atomic_load_n(&t->busy, __ATOMIC_RELAXED);
+
+	if (!coloc_tenant_alive(t))
+		return "dead";
+	return busy == COLOC_BUSY_UNWATCHED ? "unwatched" : busy ? "busy" : "idle";
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -276,7 +288,7 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 	print_handovers(s);
 	if (!n)
 		return;
-	printf("  %-8s %-11s %-6s %-16s %8s %8s %9s %9s %9s %9s %8s %10s %10s %10s %9s\n", "PID",
+	printf("  %-8s %-11s %-9s %-16s %8s %8s %9s %9s %9s %9s %8s %10s %10s %10s %9s\n", "PID",
 	       "ROLE", "STATE", "NAME", "KERNELS", "REFUSED", "ORIGINAL", "SLICED", "PERSIST",
 	       "FALLBACK", "GRAPHS", "GATED(ms)", "PREEMPT%", "MEM(MiB)", "MEM-OOM");
 	for (int i = 0; i < COLOC_MAX_TENANTS; i++) {
@@ -291,10 +303,9 @@ static void print_segment(const char *path, const struct coloc_segment *s)
 		if (t->role == 2 && all)
 			snprintf(share, sizeof(share), "%.1f",
 				 100.0 * (double)(c[TC_LAUNCH_SLICE] + c[TC_LAUNCH_PTB]) / (double)all);
-		printf("  %-8d %-11s %-6s %-16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64
+		printf("  %-8d %-11s %-9s %-16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64
 		       " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %10.1f %10s %10.1f %9" PRIu64 "\n",
-		       t->pid, role_name(t->role),
-		       !coloc_tenant_alive(t) ? "dead" : t->busy ? "busy" : "idle", t->comm,
+		       t->pid, role_name(t->role), state_name(t), t->comm,
 		       c[TC_KERNELS], c[TC_KERNELS_REFUSED], original, c[TC_LAUNCH_SLICE],
 		       c[TC_LAUNCH_PTB], c[TC_LAUNCH_FALLBACK], c[TC_GRAPH_LAUNCHES],
 		       (double)c[TC_GATED_NS] / 1e6, share, (double)t->mem_held / 1048576.0,

@@ -6,7 +6,8 @@ usage: graphs.py DIR GRAPH_APP PTX COLOCCTL
 The latency tenant captures a graph of one kernel (global mode): the capture
 must not make it busy.  Its graph launch must (the kernel runs on the fake
 GPU until the harness ends it, 1 s after the best-effort tenant's graph
-launch began: COLOC_FAKE_KERNEL_HOLD).  A best-effort tenant then captures
+launch began: COLOC_FAKE_KERNEL_HOLD); alone, it then shows as unwatched
+(COLOC_MONITOR=auto leaves it busy).  A best-effort tenant then captures
 its own graph without waiting (captured launches are not gated) and launches
 it: the launch must wait for the latency tenant's graph (at least 300 ms),
 and be counted.  Nothing depends on how long the tenants take to start.
@@ -24,8 +25,14 @@ run_dir, app, ptx, colocctl = sys.argv[1:5]
 env = dict(os.environ, COLOC_RUN_DIR=run_dir, COLOC_CACHE_DIR=os.path.join(run_dir, "cache"))
 
 
-def status(tag):
-    out = subprocess.run([colocctl, "status"], env=env, capture_output=True, text=True).stdout
+def status(tag, until=None):
+    """colocctl status; with UNTIL, again until it matches (at most 30 s)."""
+    deadline = time.monotonic() + 30
+    while True:
+        out = subprocess.run([colocctl, "status"], env=env, capture_output=True, text=True).stdout
+        if not until or re.search(until, out) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
     for line in out.splitlines():
         print(f"{tag}: {line}")
 
@@ -63,7 +70,8 @@ latency = start("latency", COLOC_FAKE_KERNEL_US="600000", COLOC_FAKE_KERNEL_HOLD
 steps(latency, "begin:global", "launch", "end")
 status("captured")
 steps(latency, "graph")
-status("launched")
+# Alone, busy: its monitor leaves it so, unwatched (COLOC_MONITOR=auto).
+status("launched", r"latency\s+unwatched")
 best = start("best-effort")
 captured = steps(best, "begin:global", "launch", "end")
 best.stdin.write("graph\n")

@@ -39,7 +39,8 @@ open(hold, "w").close()
 latency = subprocess.Popen([app, ptx], stdout=subprocess.DEVNULL,
                            env=dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_HOLD=hold))
 deadline = time.time() + 30
-while time.time() < deadline and not re.search(r"\blatency\s+busy\b", subprocess.run(
+# Alone, its monitor may leave it unwatched (COLOC_MONITOR=auto): busy all the same.
+while time.time() < deadline and not re.search(r"\blatency\s+(busy|unwatched)\b", subprocess.run(
         [colocctl, "status"], env=env, capture_output=True, text=True).stdout):
     time.sleep(0.01)
 forms("busy")

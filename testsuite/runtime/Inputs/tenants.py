@@ -15,6 +15,20 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         kernel: it does not count as busy, no wait (< 150 ms)
   hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=3000000
         keeps it busy after its launch: the best-effort tenant waits (>= 300 ms)
+  (In gate, other-gpu, kill and hold the latency tenant is alone until the
+  best-effort tenant starts: colocctl shows it unwatched, COLOC_MONITOR=auto.)
+  alone  a latency tenant alone launches 2000 times (each launch 20 us in the
+        fake driver, COLOC_FAKE_LAUNCH_US) and waits after its first launch
+        and before synchronizing: colocctl shows it unwatched at both (it
+        waits until it does), and prints how many times its monitor drained
+        the context (cuCtxSynchronize in the fake's log, DIR/fake.log)
+  alone-always  as alone with COLOC_MONITOR=always: colocctl shows it idle
+        at both waits (it waits until it does: the monitor drained)
+  park  a latency tenant alone launches once and waits (unwatched, its
+        kernel long done); a best-effort tenant then launches: it must go on
+        once the monitor has seen it and found the latency tenant idle, which
+        colocctl then shows (within 30 s: the monitor runs at idle priority);
+        the latency tenant's next launch, alone again, leaves it unwatched
   kernel  COLOC_BUSY=kernel: the latency tenant's kernel runs until its
         monitor polled it running, and the best-effort tenant's launch waited
         1 s more; the process lives on until the best-effort tenant is done;
@@ -167,6 +181,11 @@ def latency_busy(out):
     return re.search(r"\blatency\s+busy\b", out)
 
 
+def latency_unwatched(out):
+    """Busy, and left so by its monitor: no best-effort tenant on its GPU (COLOC_MONITOR=auto)."""
+    return re.search(r"\blatency\s+unwatched\b", out)
+
+
 class Tenant:
     """An app run with --wait: its lines are read as they come (a thread)."""
 
@@ -251,7 +270,10 @@ if mode == "edge-dead-be":
     lat = Tenant([app, "--repeat=3", "--sync-each", "--wait=between", "--wait=sync", ptx], lat_env)
     if not lat.until("app: waiting between the launches"):
         sys.exit(f"latency tenant did not launch: {''.join(lat.out)}")
-    status_until(lambda o: re.search(r"latency\s+idle", o) is not None)
+    # Alone, it stays busy, unwatched; the best-effort tenant's persistent
+    # launch waits until the monitor has seen it and found the tenant idle,
+    # which it stays until its next launch.
+    status_until(latency_unwatched)
     be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_MPS="0", COLOC_FAKE_RESIDENT_US="20000000",
                   COLOC_FAKE_PTB_STOP_AFTER="3",
                   COLOC_FAKE_LOG=os.path.join(run_dir, "be-fake.log"))
@@ -268,6 +290,47 @@ if mode == "edge-dead-be":
     print(out, end="")
     lat.finish()
     sys.exit(lat.p.returncode)
+
+if mode in ("alone", "alone-always"):
+    log = os.path.join(run_dir, "fake.log")
+    lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_LAUNCH_US="20", COLOC_FAKE_LOG=log)
+    state = latency_unwatched
+    if mode == "alone-always":
+        lat_env["COLOC_MONITOR"] = "always"
+        state = lambda o: re.search(r"\blatency\s+idle\b", o)
+    lat = Tenant([app, "--via=getproc", "--repeat=2000", "--wait=between", "--wait=sync", ptx],
+                 lat_env)
+    if not lat.until("app: waiting between the launches"):
+        sys.exit(f"latency tenant did not launch: {''.join(lat.out)}")
+    status("during", state)
+    lat.step()
+    if not lat.until("app: waiting before synchronizing"):
+        sys.exit(f"latency tenant did not finish its launches: {''.join(lat.out)}")
+    status("launched", state)
+    print(lat.finish(), end="")
+    with open(log) as f:
+        print("monitor drains:", len(re.findall(r"^cuCtxSynchronize", f.read(), re.M)))
+    sys.exit(lat.p.returncode)
+
+if mode == "park":
+    lat = Tenant([app, "--repeat=2", "--wait=between", "--wait=sync", ptx],
+                 dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US="1000"))
+    if not lat.until("app: waiting between the launches"):
+        sys.exit(f"latency tenant did not launch: {''.join(lat.out)}")
+    status("alone", latency_unwatched)
+    try:
+        took = best_effort(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        took = None
+    print("best-effort went on:", "yes" if took is not None else f"NO (not after {WAIT_S} s)")
+    # The best-effort tenant has left: the latency tenant stays idle until its next launch.
+    status("watched", lambda o: re.search(r"\blatency\s+idle\b", o))
+    lat.step()
+    if not lat.until("app: waiting before synchronizing"):
+        sys.exit(f"latency tenant did not launch again: {''.join(lat.out)}")
+    status("again", latency_unwatched)
+    lat.finish()
+    sys.exit(lat.p.returncode or (took is None))
 
 if mode == "mps-mixed":
     import socket
@@ -477,7 +540,9 @@ if mode in ("gate", "other-gpu", "kill", "fill", "hold", "kernel"):
         open(hold_file, "w").close()
         lat_env["COLOC_FAKE_KERNEL_HOLD"] = hold_file
     if mode == "kernel":
-        lat_env["COLOC_BUSY"] = "kernel"
+        # Its monitor must poll the kernel while it is alone (below), which
+        # under COLOC_MONITOR=auto it leaves unwatched.
+        lat_env.update(COLOC_BUSY="kernel", COLOC_MONITOR="always")
     if mode == "fill":
         lat_env["COLOC_POLICY"] = "fill"
     if mode == "hold":
@@ -496,8 +561,9 @@ if mode in ("gate", "other-gpu", "kill", "fill", "hold", "kernel"):
         status("during")
     else:
         # Until its launch made it busy: on a loaded machine it can take long to
-        # start.  The status shown is the one that saw it busy.
-        status("during", latency_busy)
+        # start.  The status shown is the one that saw it busy, unwatched
+        # when it is alone (COLOC_MONITOR=auto: all modes here but kernel).
+        status("during", latency_busy if mode == "kernel" else latency_unwatched)
     if mode == "kernel":
         # Its monitor, at idle priority, polls the stream: until it saw the
         # kernel still running (the fake's log).
