@@ -44,7 +44,12 @@
  * best-effort tenant that joins finds the tenant busy; its first launch
  * waits until the monitor has noticed it and settled the tenant as above.
  * COLOC_MONITOR=always settles alone too, to measure what that costs and
- * for the tests that count its drains.
+ * for the tests that count its drains.  On an H200 the launch loop of a
+ * tenant alone kept as much of its throughput either way (99.33% and
+ * 99.49% of the driver's, intervals overlapping:
+ * benchmarks/results/2026-12-06-h200/session22/): what auto saves is the
+ * monitor's CPU time (a drain wait spins while the tenant's work runs) and
+ * the edges, not launch time.
  *
  * At the idle-to-busy edge, without MPS (COLOC_EDGE_WAIT_US=auto), the
  * launch that made it waits, 0.5 ms at most, until the best-effort tenants'
