@@ -1,6 +1,6 @@
 # Twenty-third session, call 2 (unrun: no machine, then no device time left): the profiler measuring originals within twice the bound (runtime/profile.c), and colocc-fill now colocc-full with policy fill (both tenants
 # leave MPS; in call 1 they stayed MPS clients), next to alone and colocc-full, two
-# repetition (default workloads: graphed ResNet-50 b1, both GPT trainers, load 0.5, 10 s a cell).
+# repetitions (default workloads: graphed ResNet-50 b1, both GPT trainers, load 0.5, 10 s a cell).
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 O=$OUT/c2; mkdir -p $O; nvidia-smi > $O/machine.txt 2>&1; nvidia-smi -L
 t0=$(date +%s); S=build-gpu/suite
