@@ -12,10 +12,11 @@
  * The candidates, in order (each measured until it has two clean samples):
  *   1. the default preemptible form: persistent with a wave of workers, or
  *      sliced one wave per slice when there is no persistent form;
- *   2. when that runs within twice the turnaround bound, the original: a
- *      kernel shorter than the bound needs no preemption (the latency
- *      tenant waits at most the bound behind it), and it pays no form's
- *      overhead, which can put a short kernel's form past the bound;
+ *   2. when that runs within twice the turnaround bound, or in one round
+ *      (it stops no sooner than it ends), the original: a kernel shorter
+ *      than the bound needs no preemption (the latency tenant waits at
+ *      most the bound behind it), and it pays no form's overhead, which
+ *      can put a short kernel's form past the bound;
  *   3. when neither is within the bound, a sliced form cut into enough slices that one slice takes
  *      about 60% of the bound, refined twice if a slice still takes longer
  *      and the last refinement cut the turnaround by a quarter at least.
@@ -478,9 +479,14 @@ static bool next_candidate(struct entry *e, unsigned forms, struct coloc_run_for
 	 * +18.1% at p99; the session before, whose persistent forms measured
 	 * 24-30 us and whose originals were measured, -9.6%).  Measuring it
 	 * costs the latency tenant at most a few non-preemptible launches of
-	 * about that length.
+	 * about that length.  So does a default form of one round, however
+	 * long (its turnaround is its whole time: it stops no sooner than the
+	 * original would end; the trainer's embedding backward, 66.7 us
+	 * persistent, 4.6 us original); not one that gives stopped blocks up
+	 * at its barriers (turn_of).
 	 */
-	if (base->time_ns <= 2 * coloc_cfg.turnaround_ns && !measured(orig)) {
+	if (!measured(orig) && (base->time_ns <= 2 * coloc_cfg.turnaround_ns ||
+				(turn_of(base, forms) && turn_of(base, forms) >= base->time_ns))) {
 		c->form = FORM_ORIGINAL;
 		return true;
 	}
