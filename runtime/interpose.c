@@ -61,6 +61,51 @@ static dlsym_fn real_dlsym(void)
 	return f;
 }
 
+/*
+ * libc's own dlopen and dlclose, for next_symbol: AddressSanitizer's
+ * runtime, preloaded before libcoloc, resolves its interceptors with
+ * dlsym(RTLD_NEXT) while it initializes, and its dlopen wrapper, called
+ * then, jumps to address 0.  The C library is after libcoloc in every
+ * order, so RTLD_NEXT from here passes over such wrappers.
+ */
+typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+static void *libc_function(const char *name)
+{
+	void *f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
+
+	return f ? f : dlvsym(RTLD_NEXT, name, COLOC_GLIBC_OLD);
+}
+
+static void *libc_dlopen(const char *file, int mode)
+{
+	static dlopen_fn real;
+	dlopen_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = COLOC_CAST(dlopen_fn, libc_function("dlopen"));
+		if (!f)
+			return NULL;
+		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
+	}
+	return f(file, mode);
+}
+
+static void libc_dlclose(void *handle)
+{
+	static dlclose_fn real;
+	dlclose_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = COLOC_CAST(dlclose_fn, libc_function("dlclose"));
+		if (!f)
+			return;
+		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
+	}
+	f(handle);
+}
+
 static void *driver(void)
 {
 	void *h = __atomic_load_n(&driver_handle, __ATOMIC_ACQUIRE);
@@ -165,24 +210,40 @@ static bool from_driver(const void *fn)
 /* dlsym(RTLD_NEXT, name) as glibc answers it for `caller`. */
 static void *next_symbol(const void *caller, const char *name)
 {
-	struct link_map *self = map_of(caller), *l;
+	struct link_map *self = map_of(caller), *l, *found[8];
+	void *seen[8];
+	unsigned n = 0;
 	dlsym_fn d = real_dlsym();
 
 	if (!self || !d)
 		return NULL;
 	for (l = self->l_next; l; l = l->l_next) {
 		void *h, *fn;
+		struct link_map *def;
 
 		if (!l->l_name || !l->l_name[0])
 			continue;
-		h = dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+		h = libc_dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
 		if (!h)
 			continue;
 		/* dlsym(h) also searches l's dependencies: keep only l's own. */
 		fn = d(h, name);
-		dlclose(h);
-		if (fn && map_of(fn) == l)
+		libc_dlclose(h);
+		def = fn ? map_of(fn) : NULL;
+		if (def == l)
 			return fn;
+		/*
+		 * The dynamic loader's own handle answers none of its symbols
+		 * (glibc 2.36: not __tls_get_addr nor _dl_get_tls_static_info,
+		 * which AddressSanitizer asks for with RTLD_NEXT); an earlier
+		 * object's dependencies may have: its definition is the next
+		 * one when no object between defines the name.
+		 */
+		for (unsigned i = 0; i < n; i++)
+			if (found[i] == l)
+				return seen[i];
+		if (def && n < sizeof(found) / sizeof(found[0]))
+			found[n] = def, seen[n++] = fn;
 	}
 	return NULL;
 }

@@ -180,9 +180,24 @@ static struct link_map *nvjitlink_object(const void *fn, const char **path)
 	return map;
 }
 
+/*
+ * Whether `s` starts with `prefix`, in plain code: dlsym's answers for
+ * other names come here first, among them AddressSanitizer's while it
+ * initializes, when its own strcmp and strncmp wrappers cannot be called
+ * yet (interpose.c, libc_dlopen).
+ */
+static bool starts_with(const char *s, const char *prefix)
+{
+	for (; *prefix; s++, prefix++)
+		if (*s != *prefix)
+			return false;
+	return true;
+}
+
 void *coloc_nvjitlink_hook(const char *name, void *fn)
 {
-	int slot = name[0] == 'n' || name[0] == '_' ? nvjitlink_slot_of(name) : -1;
+	int slot = starts_with(name, "nvJitLink") || starts_with(name, "__nvJitLink") ?
+		   nvjitlink_slot_of(name) : -1;
 	struct link_map *map, *none = NULL;
 	const char *path = NULL;
 	void *old = NULL;

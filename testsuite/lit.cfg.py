@@ -109,8 +109,25 @@ def torch_python():
     return None
 
 
+def asan_runtime():
+    """The C compiler's AddressSanitizer runtime, for asan-first.test (None without one)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return None
+    try:
+        path = subprocess.run([cc, "-print-file-name=libasan.so"], capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if os.path.isabs(path) and os.path.exists(path) else None
+
+
 if has_gpu():
     config.available_features.add("cuda-gpu")
+asan_so = None if config.sanitized else asan_runtime()
+if asan_so:
+    config.available_features.add("asan-runtime")
+    config.substitutions.append(("%asan-runtime", asan_so))
 torch_py = torch_python()
 if torch_py:
     config.available_features.add("torch")
