@@ -66,7 +66,8 @@ static dlsym_fn real_dlsym(void)
  * runtime, preloaded before libcoloc, resolves its interceptors with
  * dlsym(RTLD_NEXT) while it initializes, and its dlopen wrapper, called
  * then, jumps to address 0.  The C library is after libcoloc in every
- * order, so RTLD_NEXT from here passes over such wrappers.
+ * order, so RTLD_NEXT from here passes over such wrappers (and where it
+ * finds no dlopen, the one the program sees is called).
  */
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
@@ -86,7 +87,7 @@ static void *libc_dlopen(const char *file, int mode)
 	if (!f) {
 		f = COLOC_CAST(dlopen_fn, libc_function("dlopen"));
 		if (!f)
-			return NULL;
+			return dlopen(file, mode);
 		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
 	}
 	return f(file, mode);
@@ -99,8 +100,10 @@ static void libc_dlclose(void *handle)
 
 	if (!f) {
 		f = COLOC_CAST(dlclose_fn, libc_function("dlclose"));
-		if (!f)
+		if (!f) {
+			dlclose(handle);
 			return;
+		}
 		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
 	}
 	f(handle);
