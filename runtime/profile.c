@@ -32,8 +32,15 @@
  * blocks up (COLOC_RESTART=1) leaves at a barrier, well before its block's
  * end: its turnaround is what its real stops took, measured by preempt.c's
  * watcher from the stop word to the launch's leaving (of the last eight, the
- * largest but one); until it has been stopped, it counts as within the
- * bound, and a stop that moves it across the bound makes the choice again.
+ * largest but one).  Until it has been stopped three times it counts as
+ * within the bound; the third stop makes the choice again, and so does a
+ * later one that moves it across the bound.  Not the first stop: a choice
+ * that leaves the persistent form sees no more of its stops, so one slow
+ * stop would decide for good (twenty-fifth session, H100: the long GPT
+ * trainer's largest GEMM took 399.7 us at its first stop, where the session
+ * before measured 45 us; its 279 us slices were chosen, saved, and kept, and
+ * the latency tenant beside it read +15.7% and +42.7% at p99, with 2-3 ms
+ * service times it never had with the persistent form).
  * The choice is the fastest candidate within the bound
  * (COLOC_TURNAROUND_US, default 31.6 us); when none is, the one with the
  * least product of time and turnaround among those at most twice as slow
@@ -102,6 +109,7 @@
 #define BUCKETS 256
 #define DEVICES 16
 #define RECENT_STOPS 8
+#define STOPS_COUNTED 3  /* stops before a persistent form's own turnaround counts */
 
 struct measurement {
 	int form;          /* enum coloc_variant_form, or FORM_ORIGINAL */
@@ -113,7 +121,7 @@ struct measurement {
 	unsigned tries;    /* all samples */
 	uint64_t dirty_ns; /* the fastest disturbed sample, for when nothing is clean */
 	/* Persistent forms: how long its real stops took (coloc_profile_stopped). */
-	uint64_t stop_ns;  /* of the recent ones, the largest but one (the largest: fewer than 4) */
+	uint64_t stop_ns;  /* of the recent ones, the largest but one (the only one: one) */
 	unsigned stops;    /* stops counted, ever */
 	uint64_t recent[RECENT_STOPS];
 	unsigned nrecent;
@@ -256,13 +264,13 @@ static struct measurement *add(struct entry *e, int form, unsigned param)
 /*
  * The candidate's turnaround.  A persistent form that gives stopped blocks
  * up leaves at its next barrier, not at its block's end: its turnaround is
- * what its stops took, and until it has been stopped it counts as within
- * the bound (a stop that takes longer decides again: coloc_profile_stopped).
+ * what its stops took, and until it has been stopped STOPS_COUNTED times it
+ * counts as within the bound (coloc_profile_stopped decides again).
  */
 static uint64_t turn_of(const struct measurement *m, unsigned forms)
 {
 	if (m->form == VARIANT_PTB && (forms & COLOC_FORMS_RESTART))
-		return m->stops ? m->stop_ns : 0;
+		return m->stops >= STOPS_COUNTED ? m->stop_ns : 0;
 	return m->turn_ns;
 }
 
@@ -623,18 +631,21 @@ static void decide(struct entry *e, unsigned forms)
 		size_t len = 0;
 
 		list[0] = 0;
-		for (unsigned i = 0; i < e->n && len < sizeof(list); i++)
-			if (e->m[i].samples)
+		for (unsigned i = 0; i < e->n && len < sizeof(list); i++) {
+			const struct measurement *m = &e->m[i];
+			char how[48] = "";
+
+			if (m->form == VARIANT_PTB && (forms & COLOC_FORMS_RESTART))
+				snprintf(how, sizeof(how), !m->stops ? ", not stopped yet" :
+					 m->stops >= STOPS_COUNTED ? ", at its stops" :
+					 ", %u of %d stops before it counts", m->stops,
+					 STOPS_COUNTED);
+			if (m->samples)
 				len += (size_t)snprintf(list + len, sizeof(list) - len,
 							"%s %s:%u %.1f us (turnaround %.1f us%s)",
-							len ? "," : "", form_name(e->m[i].form),
-							e->m[i].units, e->m[i].time_ns / 1e3,
-							turn_of(&e->m[i], forms) / 1e3,
-							e->m[i].form == VARIANT_PTB &&
-									(forms & COLOC_FORMS_RESTART) ?
-								e->m[i].stops ? ", at its stops" :
-										", not stopped yet" :
-								"");
+							len ? "," : "", form_name(m->form), m->units,
+							m->time_ns / 1e3, turn_of(m, forms) / 1e3, how);
+		}
 		coloc_log(COLOC_LOG_INFO, "profile: %s grid %u,%u,%u block %u,%u,%u:%s -> %s:%u%s%s",
 			  e->kernel, e->grid.x, e->grid.y, e->grid.z, e->block.x, e->block.y,
 			  e->block.z, list, form_name(best->form), best->units,
@@ -834,7 +845,7 @@ void coloc_profile_stopped(struct coloc_turn_ref ref, uint64_t ns)
 		return;
 	pthread_mutex_lock(&prof.lock);
 	m = &e->m[ref.cand];
-	was_in = m->stops && m->stop_ns <= coloc_cfg.turnaround_ns;
+	was_in = m->stops < STOPS_COUNTED || m->stop_ns <= coloc_cfg.turnaround_ns;
 	m->recent[m->nrecent++ % RECENT_STOPS] = ns;
 	for (unsigned i = 0; i < RECENT_STOPS && i < m->nrecent; i++) {
 		if (m->recent[i] > top)
@@ -842,13 +853,15 @@ void coloc_profile_stopped(struct coloc_turn_ref ref, uint64_t ns)
 		else if (m->recent[i] > second)
 			second = m->recent[i];
 	}
-	m->stop_ns = m->nrecent < 4 ? top : second;
-	in = m->stop_ns <= coloc_cfg.turnaround_ns;
+	m->stop_ns = m->nrecent < 2 ? top : second;
+	m->stops++;
+	in = m->stops < STOPS_COUNTED || m->stop_ns <= coloc_cfg.turnaround_ns;
 	/*
-	 * The first stop, or one that moved it across the bound: the choice
-	 * (which took an unstopped form as within it) is made again, and saved.
+	 * The stop that makes its turnaround count, or one that moved it across
+	 * the bound: the choice (which took the form as within it until then)
+	 * is made again, and saved.
 	 */
-	if (!m->stops++ || in != was_in) {
+	if (m->stops == STOPS_COUNTED || in != was_in) {
 		e->saved = false;
 		e->decided = false;
 	}
