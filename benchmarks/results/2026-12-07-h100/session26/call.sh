@@ -8,14 +8,17 @@
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 O=$OUT/s26; mkdir -p $O; nvidia-smi > $O/machine.txt 2>&1; nvidia-smi -L
 t0=$(date +%s); S=build-gpu/suite; A=${1:-390}; B=${2:-185}
+# each part is packed as soon as it ends ($OUT/s26-a.tgz, $OUT/s26-b.tgz), so that a call cut
+# short by the device's time limit still brings back what finished
+pack() { find $O/$1 -name colocc-cache -o -name colocc-run -o -name "cache-*" -o -name cupy-cache | xargs rm -rf
+  (cd $OUT && tar czf s26-$1.tgz s26/$1 s26/$1.txt s26/machine.txt && rm -rf s26/$1); }
 show() { grep -E "^[|] (resnet50|n/a)" $1/summary.md | cut -c1-250 | grep -v "n/a | alone"; awk '/Service time/,/idle time/' $1/summary.md | cut -c1-200; }
 if [ "$A" -gt 0 ]; then
   timeout $A python3 $S/run --pin $S $O/a --modes alone,colocc-full --be gpt_train_long,gpt_train_short --repeat 3 --budget $((A-15)) > $O/a.txt 2>&1
-  echo "a rc=$? at $(( $(date +%s) - t0 )) s"; show $O/a; tail -3 $O/a.txt
+  echo "a rc=$? at $(( $(date +%s) - t0 )) s"; show $O/a; tail -3 $O/a.txt; pack a
 fi
 if [ "$B" -gt 0 ]; then
   timeout $B python3 $S/run --pin $S $O/b --modes alone,colocc-full --be gpt_train_short --repeat 2 --colocc-env COLOC_BE_DEPTH=1 --budget $((B-15)) > $O/b.txt 2>&1
-  echo "b rc=$? at $(( $(date +%s) - t0 )) s"; show $O/b; tail -3 $O/b.txt
+  echo "b rc=$? at $(( $(date +%s) - t0 )) s"; show $O/b; tail -3 $O/b.txt; pack b
 fi
-find $O -name colocc-cache -o -name colocc-run -o -name "cache-*" -o -name cupy-cache | xargs rm -rf
-cd $OUT && tar czf s26.tgz s26 && rm -rf s26 && ls -la $OUT
+ls -la $OUT
