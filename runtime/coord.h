@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #define COLOC_SEGMENT_MAGIC 0x636f6c6f63736567ull /* "colocseg" */
-#define COLOC_SEGMENT_VERSION 13
+#define COLOC_SEGMENT_VERSION 14
 #define COLOC_MAX_TENANTS 64
 
 /* What a tenant publishes; counters are written with relaxed atomics. */
@@ -130,6 +130,13 @@ struct coloc_tenant {
 	uint64_t swaps_out, swaps_in;
 	uint32_t mem_wanting;    /* latency: 1 while it waits for a handover */
 	uint32_t edge_acks;      /* best-effort: 1 once its watcher answers for `vacated` */
+	/*
+	 * Best-effort: persistent launches that may be on the GPU, being made
+	 * (coloc_ptb_begin to coloc_ptb_end) or not yet seen complete
+	 * (preempt.c, live_set).  A latency tenant's busy edge does not wait
+	 * for a tenant with none: its watcher has nothing to stop.
+	 */
+	uint32_t ptb_out;
 	/*
 	 * Latency: original launches counted by the first COLOC_LANES
 	 * launching threads, each in its own lane, without a locked

@@ -299,6 +299,14 @@ bool coloc_ptb_usable(void);
  * latency tenant is busy.
  */
 bool coloc_ptb_narrowable(void);
+/*
+ * A best-effort launch of another form: the current context's persistent
+ * launches that completed since anything looked are seen so, at most every
+ * 100 us and never waiting for the context's lock, so that the tenant's
+ * ptb_out (coord.h) falls to 0 once none is on the GPU.  One load while
+ * none is out.
+ */
+void coloc_ptb_poll(void);
 
 /* ---- profile.c: which form each (kernel, geometry) runs in */
 

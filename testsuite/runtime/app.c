@@ -37,6 +37,9 @@
  *                      synchronizes the stream and the context; joined after the launches
  *   --side-op=write-value  the set to 7 by cuStreamWriteValue32 (the ABI before CUDA 11.7)
  *                      instead of cuMemsetD32Async
+ *   --after=NAME       after the launches (and their threads), one launch of the module's
+ *                      kernel NAME, same geometry and arguments (a module of its own: --load=data,
+ *                      file, dataex, fatbin, link, nvjitlink)
  *   --wait=between     (one thread) after the first launch, before the next: as --wait, with
  *                      "app: waiting between the launches"
  *   --wait=launch|sync (either or both) before the launches, or after them (before --sleep-ms
@@ -490,6 +493,7 @@ int main(int argc, char **argv)
 {
 	const char *via = "linked", *load = "data", *how = "plain", *kernel = "scale", *image = NULL;
 	const char *nvjitlink_names = "plain", *nvjitlink_object = NULL, *nvjitlink_lto = NULL;
+	const char *after = NULL;
 	unsigned grid[3] = { 4, 1, 1 }, block[3] = { 128, 1, 1 }, shmem = 0, attr_shmem = 0;
 	int ptds = 0, repeat = 1, nprobes = 0, timed = 0, sleep_ms = 0, threads = 1, sync_each = 0;
 	int device = -1, alternate = -1, late_device = -1, wait_launch = 0, wait_sync = 0;
@@ -554,6 +558,8 @@ int main(int argc, char **argv)
 			wait_launch = flush_lines = 1;
 		else if (!strcmp(a, "--wait=sync"))
 			wait_sync = flush_lines = 1;
+		else if (!strncmp(a, "--after=", 8))
+			after = a + 8;
 		else if (!strcmp(a, "--wait=between"))
 			wait_between = flush_lines = 1;
 		else if (!strncmp(a, "--late-device=", 14))
@@ -707,6 +713,24 @@ int main(int argc, char **argv)
 			}
 			return job.failed ? job.failed : side.failed;
 		}
+	}
+	if (after) {
+		CUfunction fa;
+		unsigned n = 1000;
+		float factor = 2.0f;
+		void *params[] = { &buf, &n, &factor };
+
+		if (!mod) {
+			printf("app: --after needs a module (--load=data, file, dataex, fatbin, link, "
+			       "nvjitlink)\n");
+			return 2;
+		}
+		if ((rc = cu.module_get_function(&fa, mod, after)) != CUDA_SUCCESS)
+			die("cuModuleGetFunction (--after)", rc);
+		if ((rc = cu.launch(fa, grid[0], grid[1], grid[2], block[0], block[1], block[2], shmem,
+				    NULL, params, NULL)) != CUDA_SUCCESS)
+			die("cuLaunchKernel (--after)", rc);
+		printf("app: launched %s\n", after);
 	}
 	if (wait_sync)
 		wait_stdin("before synchronizing");

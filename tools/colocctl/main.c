@@ -120,8 +120,9 @@ static void print_edges(const struct coloc_tenant *t)
 {
 	if (!t->edge_count && !t->counters[TC_EDGE_TIMEOUTS])
 		return;
-	printf("  %-8d busy periods %" PRIu64 ", waits for best-effort tenants timed out %" PRIu64,
-	       t->pid, t->counters[TC_BUSY_PERIODS], t->counters[TC_EDGE_TIMEOUTS]);
+	printf("  %-8d busy periods %" PRIu64 ", waits for best-effort tenants timed out %" PRIu64
+	       " of %" PRIu64,
+	       t->pid, t->counters[TC_BUSY_PERIODS], t->counters[TC_EDGE_TIMEOUTS], t->edge_count);
 	print_percentiles("edge wait", t->edge_us, t->edge_count, COLOC_EDGE_SAMPLES);
 	putchar('\n');
 }

@@ -111,6 +111,11 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         latency tenant's next busy edge waits for the dead tenant's watcher
         until COLOC_EDGE_WAIT_US runs out, reaps it, and its next edges do
         not wait (colocctl: one wait timed out, the dead tenant gone)
+  edge-idle-be  under time-slicing, a latency tenant launches once (and joins);
+        a best-effort tenant's persistent launch is held to its end, then (AFTER=spin,
+        the default; AFTER= for none) it launches a kernel that runs original; its
+        watcher takes 50 ms to write a stop word; the latency tenant's next launch
+        is a busy edge: prints how many edges waited for the best-effort tenant
   preempt-host-side  as preempt-host, and a second thread of the best-effort
         tenant puts work on the held kernel's stream once it is stopped
         (APP --side): a set on a non-blocking stream of its own, which goes at
@@ -290,6 +295,44 @@ if mode == "edge-dead-be":
     print(out, end="")
     lat.finish()
     sys.exit(lat.p.returncode)
+
+if mode == "edge-idle-be":
+    # A latency tenant's busy edge waits for a best-effort tenant's watcher
+    # only while that tenant has a persistent launch out (coord.h, ptb_out).
+    # The best-effort tenant's persistent launch is held until done (1 ms),
+    # then, with AFTER=spin (the default), it launches a kernel the passes
+    # refuse, which runs original and looks at its records first
+    # (coloc_ptb_poll).  Its watcher takes 50 ms to write a stop word
+    # (COLOC_FAKE_WRITE_VALUE_US): an edge that waited for it shows in
+    # colocctl's count of waits.
+    lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_MPS="0", COLOC_FAKE_KERNEL_US="1000",
+                   COLOC_EDGE_WAIT_US="100000")
+    lat = Tenant([app, "--repeat=2", "--sync-each", "--wait=between", "--wait=sync", ptx], lat_env)
+    if not lat.until("app: waiting between the launches"):
+        sys.exit(f"latency tenant did not launch: {''.join(lat.out)}")
+    status_until(latency_unwatched)
+    be_env = dict(env, COLOC_ROLE="best-effort", COLOC_FAKE_MPS="0", COLOC_FAKE_RESIDENT_US="1000",
+                  COLOC_FAKE_WRITE_VALUE_US="50000",
+                  COLOC_FAKE_LOG=os.path.join(run_dir, "be-fake.log"))
+    after = os.environ.get("AFTER", "spin")
+    be = Tenant([app, "--grid=16,1,1", "--sync-each"] + ([f"--after={after}"] if after else []) +
+                ["--wait=sync", ptx], be_env)
+    if not be.until("app: waiting before synchronizing"):
+        sys.exit(f"best-effort tenant did not launch: {''.join(be.out)}")
+    with open(be_env["COLOC_FAKE_LOG"]) as f:
+        print("best-effort persistent launch:",
+              "yes" if re.search(r"^cuLaunchKernel fn=__coloc_(ptb|fresh)_scale ", f.read(), re.M)
+              else "no")
+    lat.step()
+    if not lat.until("app: waiting before synchronizing"):
+        sys.exit(f"latency tenant did not finish its launches: {''.join(lat.out)}")
+    out = status_until()
+    m = re.search(r"busy periods \d+, waits for best-effort tenants timed out (\d+) of (\d+)", out)
+    print("latency tenant's edge waits:", m.group(2) if m else 0,
+          "timed out:", m.group(1) if m else 0)
+    lat.finish()
+    be.finish()
+    sys.exit(lat.p.returncode or be.p.returncode)
 
 if mode in ("alone", "alone-always"):
     log = os.path.join(run_dir, "fake.log")
