@@ -115,10 +115,14 @@ static void print_preemption(const struct coloc_tenant *t)
 	putchar('\n');
 }
 
-/* A latency tenant's waits at its busy edges for best-effort tenants (COLOC_EDGE_WAIT_US). */
+/*
+ * A latency tenant's busy periods and its waits at their edges for
+ * best-effort tenants (COLOC_EDGE_WAIT_US); the periods also where no edge
+ * waited (no best-effort tenant with a persistent launch out).
+ */
 static void print_edges(const struct coloc_tenant *t)
 {
-	if (!t->edge_count && !t->counters[TC_EDGE_TIMEOUTS])
+	if (!t->counters[TC_BUSY_PERIODS] && !t->edge_count && !t->counters[TC_EDGE_TIMEOUTS])
 		return;
 	printf("  %-8d busy periods %" PRIu64 ", waits for best-effort tenants timed out %" PRIu64
 	       " of %" PRIu64,
