@@ -60,7 +60,8 @@
  * not mark the tenant idle (edge_waits): it could find nothing in flight
  * yet, and the best-effort tenants would resume in front of the launch.
  *
- * Either way COLOC_HOLD_US must also have passed since the last launch.
+ * Either way COLOC_HOLD_US must also have passed since the first drain
+ * after the last launch.
  * The flag is checked again before the idle mark is published, so a launch
  * racing with it leaves the tenant busy: the launch stores the flag and
  * then loads the monitor's `idling` word and the busy mark, the monitor
@@ -151,6 +152,7 @@ struct dev_state {
 	bool idling;               /* the monitor is deciding to mark the tenant idle */
 	int edge_waits;            /* launches that waited at the busy edge (COLOC_EDGE_WAIT_US), not out of the driver's call yet */
 	uint64_t last_launch_ns;
+	uint64_t drained_ns;       /* the monitor's: when it first found drained what last_launch_ns launched */
 	/* COLOC_BUSY=kernel: the streams it launched on; appended under sched.lock. */
 	CUstream streams[MAX_STREAMS];
 	unsigned nstreams;
@@ -777,9 +779,18 @@ static void settle(struct dev_state *d)
 		REAL(cuCtxSynchronize)();
 		coloc_graph_sync_end();
 	}
+	/*
+	 * COLOC_HOLD_US counts from when the tenant last had nothing in flight:
+	 * the first drain found after its last launch (a later round's drain
+	 * returns at once and must not move it).  A server's next request comes
+	 * a few microseconds after the last one's end; a hold longer than that
+	 * keeps best-effort work from slipping in between.
+	 */
 	last = __atomic_load_n(&d->last_launch_ns, __ATOMIC_RELAXED);
-	if (now_ns() < last + sched.hold_ns) {
-		sleep_ns(last + sched.hold_ns - now_ns());
+	if (sched.hold_ns && d->drained_ns <= last)
+		d->drained_ns = now_ns();
+	if (sched.hold_ns && now_ns() < d->drained_ns + sched.hold_ns) {
+		sleep_ns(d->drained_ns + sched.hold_ns - now_ns());
 		return;
 	}
 	if (__atomic_load_n(&d->edge_waits, __ATOMIC_ACQUIRE) ||

@@ -15,7 +15,10 @@ usage: tenants.py MODE DIR APP PTX COLOCCTL
         kernel: it does not count as busy, no wait (< 150 ms)
   hold  the latency tenant's kernel takes no time, but COLOC_HOLD_US=3000000
         keeps it busy after its launch: the best-effort tenant waits (>= 300 ms)
-  (In gate, other-gpu, kill and hold the latency tenant is alone until the
+  hold-drain  as gate, with COLOC_HOLD_US=2000000: the hold counts from the
+        kernel's end (the drain), so the best-effort tenant waits >= 2.5 s
+        in all (1 s of kernel, then the hold)
+  (In gate, hold-drain, other-gpu, kill and hold the latency tenant is alone until the
   best-effort tenant starts: colocctl shows it unwatched, COLOC_MONITOR=auto.)
   alone  a latency tenant alone launches 2000 times (each launch 20 us in the
         fake driver, COLOC_FAKE_LAUNCH_US) and waits after its first launch
@@ -573,13 +576,14 @@ latency = None
 # removes this file (COLOC_FAKE_KERNEL_HOLD), so that the best-effort tenant,
 # however long it takes to start, launches while it runs.
 hold_file = os.path.join(run_dir, "kernel-hold")
-if mode in ("gate", "other-gpu", "kill", "fill", "hold", "kernel"):
+if mode in ("gate", "other-gpu", "kill", "fill", "hold", "hold-drain", "kernel"):
     busy_us = {"kill": 20000000, "hold": 0, "kernel": 400000}.get(mode, 600000)
-    args = {"gate": [app, ptx], "other-gpu": [app, ptx], "kill": [app, "--sleep-ms=30000", ptx],
+    args = {"gate": [app, ptx], "hold-drain": [app, "--wait=sync", ptx], "other-gpu": [app, ptx],
+            "kill": [app, "--sleep-ms=30000", ptx],
             "fill": [app, "--kernel=ncclDevKernel_AllReduce_Sum_f32", "--wait=sync", ptx],
             "hold": [app, "--wait=sync", ptx], "kernel": [app, "--wait=sync", ptx]}[mode]
     lat_env = dict(env, COLOC_ROLE="latency", COLOC_FAKE_KERNEL_US=str(busy_us))
-    if mode in ("gate", "other-gpu", "kernel"):
+    if mode in ("gate", "hold-drain", "other-gpu", "kernel"):
         open(hold_file, "w").close()
         lat_env["COLOC_FAKE_KERNEL_HOLD"] = hold_file
     if mode == "kernel":
@@ -592,7 +596,9 @@ if mode in ("gate", "other-gpu", "kill", "fill", "hold", "kernel"):
         # 3 s: the best-effort tenant, started once the latency tenant is
         # busy, launches within it however loaded the machine.
         lat_env["COLOC_HOLD_US"] = "3000000"
-    if mode in ("fill", "kernel", "hold"):
+    if mode == "hold-drain":
+        lat_env["COLOC_HOLD_US"] = "2000000"
+    if mode in ("fill", "kernel", "hold", "hold-drain"):
         # It waits before synchronizing (--wait=sync) until the best-effort
         # tenant is done: its process lives on for as long as that takes.
         latency = Tenant(args, lat_env)
@@ -673,6 +679,15 @@ if mode in ("gate", "other-gpu"):
     # The best-effort tenant launches while the latency tenant's kernel runs:
     # on the same GPU it must wait for it (1 s), on another not.
     took = held_best_effort(1.0 if mode == "gate" else None)
+elif mode == "hold-drain":
+    took = held_best_effort(1.0)
+    # The kernel ends 1 s after the launch, more than 1 s after the latency
+    # tenant's launch; counted from that launch the 2 s hold would be over
+    # about 1 s after the kernel's end, counted from the drain 2 s after it.
+    print("waited the hold past the kernel's end:", "yes" if took >= 2500 else f"NO ({took} ms)")
+    latency.finish()
+    status("after")
+    sys.exit(0)
 else:
     took = best_effort()
 if mode in ("gate", "hold"):
