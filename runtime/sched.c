@@ -117,6 +117,18 @@
  */
 #define LOOK_PAUSE_US 20u
 /*
+ * COLOC_HOLD_US's default under policy isolate.  Beside a trainer of short
+ * kernels nearly every request of a Poisson-driven server opened a busy
+ * period of its own: about half came while the one before still ran, and
+ * the trainer's kernels slipped into the microseconds between the two.  On
+ * an H100 (benchmarks/results/2026-12-07-h100/session29/) 100 us halved the
+ * busy periods (4,846-4,970 to 2,581-2,592) and took the server's p99 from
+ * -3.8/+15.9/+10.7% of alone to -14.2/-11.9/-8.8%, the trainer keeping 0.44
+ * of the idle time's throughput against 0.47; 300 us cost it 0.41 and the
+ * p99 no more.  Policy fill holds nothing: its bubbles are what it fills.
+ */
+#define HOLD_DEFAULT_US 100u
+/*
  * Between two looks for a best-effort tenant while every busy device is
  * unwatched (COLOC_MONITOR=auto).  It is what the first launch of a
  * best-effort tenant that joins may wait before the monitor notices it (the
@@ -151,8 +163,8 @@ struct dev_state {
 	bool launched;             /* a latency launch since the monitor cleared it */
 	bool idling;               /* the monitor is deciding to mark the tenant idle */
 	int edge_waits;            /* launches that waited at the busy edge (COLOC_EDGE_WAIT_US), not out of the driver's call yet */
-	uint64_t last_launch_ns;
-	uint64_t drained_ns;       /* the monitor's: when it first found drained what last_launch_ns launched */
+	bool hold_fresh;           /* the monitor's: a launch was seen since drained_ns was taken */
+	uint64_t drained_ns;       /* the monitor's: the first drain found after the last launch seen */
 	/* COLOC_BUSY=kernel: the streams it launched on; appended under sched.lock. */
 	CUstream streams[MAX_STREAMS];
 	unsigned nstreams;
@@ -222,6 +234,9 @@ static void monitor_says_how(void)
 	else
 		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor waits for the context to drain "
 			  "at once (COLOC_SETTLE_LOOK_US=0)");
+	coloc_log(COLOC_LOG_INFO, "coordinator: the latency tenant stays busy %llu us after the "
+		  "first drain that follows its last launch (COLOC_HOLD_US; default %u under policy "
+		  "isolate, 0 under fill)", (unsigned long long)(sched.hold_ns / 1000u), HOLD_DEFAULT_US);
 	if (sched.watch_alone)
 		coloc_log(COLOC_LOG_INFO, "coordinator: the monitor does so with no best-effort "
 			  "tenant on the GPU too (COLOC_MONITOR=always)");
@@ -281,7 +296,7 @@ static struct dev_state *dev_join(CUcontext ctx)
 	}
 	if (d && d == only_dev && d->self && coloc_cfg.role == COLOC_ROLE_LATENCY &&
 	    sched.monitor_started && coloc_cfg.policy == COLOC_POLICY_ISOLATE && !sched.by_kernel &&
-	    !sched.hold_ns && !coloc_latency_hot.self) {
+	    !coloc_latency_hot.self) {
 		coloc_latency_hot.mark = (struct coloc_mark *)d;
 		coloc_latency_hot.launched = &d->launched;
 		coloc_latency_hot.idling = &d->idling;
@@ -687,9 +702,6 @@ struct coloc_mark *coloc_sched_latency_launch(CUfunction fn, CUstream stream,
 		coloc_lane_add(&d->self->launch_lanes[lane]);
 	else if (fn)
 		__atomic_fetch_add(&d->self->counters[TC_LAUNCH_ORIGINAL], 1, __ATOMIC_RELAXED);
-	/* Only a hold reads it (settle): without one, a launch reads no clock. */
-	if (sched.hold_ns)
-		__atomic_store_n(&d->last_launch_ns, now_ns(), __ATOMIC_RELAXED);
 	/* Before the call (busy while in the driver; see the file's top): no fence. */
 	__atomic_store_n(&d->launched, true, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&d->self->busy, __ATOMIC_RELAXED))
@@ -732,8 +744,7 @@ static bool streams_done(struct dev_state *d)
 /* Waits for a busy device's work to drain; marks it idle when nothing new came. */
 static void settle(struct dev_state *d)
 {
-	bool idle;
-	uint64_t last;
+	bool idle, fresh;
 	bool poll = sched.by_kernel && !__atomic_load_n(&d->unnamed, __ATOMIC_RELAXED);
 
 	/*
@@ -759,7 +770,10 @@ static void settle(struct dev_state *d)
 	 * A busy period longer than the pause ends when it did: the wait starts
 	 * later and returns at the same drain.
 	 */
-	if (__atomic_exchange_n(&d->launched, false, __ATOMIC_SEQ_CST) && sched.look_ns && !poll) {
+	fresh = __atomic_exchange_n(&d->launched, false, __ATOMIC_SEQ_CST);
+	if (fresh)
+		d->hold_fresh = true;
+	if (fresh && sched.look_ns && !poll) {
 		coloc_graph_sync_end();
 		sleep_ns(sched.look_ns);
 		return;
@@ -781,14 +795,17 @@ static void settle(struct dev_state *d)
 	}
 	/*
 	 * COLOC_HOLD_US counts from when the tenant last had nothing in flight:
-	 * the first drain found after its last launch (a later round's drain
-	 * returns at once and must not move it).  A server's next request comes
-	 * a few microseconds after the last one's end; a hold longer than that
-	 * keeps best-effort work from slipping in between.
+	 * the first drain found after the last launch the flag showed (a later
+	 * round's drain returns at once and must not move it).  A server's next
+	 * request comes a few microseconds after the last one's end; a hold
+	 * longer than that keeps best-effort work from slipping in between.  The
+	 * flag, not a clock read at each launch: the launch stays as cheap as
+	 * without a hold.
 	 */
-	last = __atomic_load_n(&d->last_launch_ns, __ATOMIC_RELAXED);
-	if (sched.hold_ns && d->drained_ns <= last)
+	if (sched.hold_ns && d->hold_fresh) {
 		d->drained_ns = now_ns();
+		d->hold_fresh = false;
+	}
 	if (sched.hold_ns && now_ns() < d->drained_ns + sched.hold_ns) {
 		sleep_ns(d->drained_ns + sched.hold_ns - now_ns());
 		return;
@@ -1175,6 +1192,7 @@ __attribute__((constructor)) static void sched_init(void)
 			  "of its compute kernels have work (COLOC_BUSY=kernel; COLOC_BUSY=drain waits "
 			  "for the whole context, communication included)");
 	}
+	sched.hold_ns = policy && strcmp(policy, "fill") == 0 ? 0 : HOLD_DEFAULT_US * 1000u;
 	setting_us("COLOC_HOLD_US", hold, 10000000, &sched.hold_ns);
 	sched.edge_auto = !edge || !*edge || strcmp(edge, "auto") == 0;
 	if (!sched.edge_auto) {
