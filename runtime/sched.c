@@ -123,9 +123,10 @@
  * the trainer's kernels slipped into the microseconds between the two.  On
  * an H100 (benchmarks/results/2026-12-07-h100/session29/) 100 us halved the
  * busy periods (4,846-4,970 to 2,581-2,592) and took the server's p99 from
- * -3.8/+15.9/+10.7% of alone to -14.2/-11.9/-8.8%, the trainer keeping 0.44
- * of the idle time's throughput against 0.47; 300 us cost it 0.41 and the
- * p99 no more.  Policy fill holds nothing: its bubbles are what it fills.
+ * -3.8/+15.9/+10.7% of alone to -14.2/-11.9/-8.8%; the trainer kept 0.88-0.89
+ * of what the idle time gave it alone, against 0.86-0.94 without a hold.
+ * 300 us bought the p99 nothing more and left the trainer 0.78-0.80.  Policy
+ * fill holds nothing: its bubbles are what it fills.
  */
 #define HOLD_DEFAULT_US 100u
 /*
