@@ -1,20 +1,33 @@
-# Prepared in the twenty-ninth session, not run there (no device time left): the new default
-# (COLOC_HOLD_US=100 under policy isolate, the fast launch path kept; 4c75b38) on a GPU, with
-# nothing set. Both GPT trainers, with MPS running (colocc-full) and without (colocc-ts-full),
-# and the latency tenant alone under libcoloc (colocc-solo) beside the plain run alone, to tell
-# whether libcoloc is why colocated queued requests were served faster than alone (README.md).
-# Graphed ResNet-50 b1, load 0.5, Poisson, 10 s a cell, tenants pinned, 3 repetitions
-# (24 cells, estimated 468 s). Prepare first: ./setup.sh && rm -rf build-gpu/suite &&
-# sh benchmarks/suite/prepare build build-gpu/suite; carry build-gpu/suite.
+# Prepared in the twenty-ninth session, not run there (no device time left): the library as
+# it stands (COLOC_HOLD_US=100 by default under policy isolate, the fast launch path kept with
+# a hold; 4c75b38) on a GPU, nothing set.
+# (a) issue 4's overhead for a latency tenant alone: launch_ab 30 20000 (blocks of 20,000
+#     empty launches alternating hooked and direct in one process), 4 runs on CPUs 4,5 and
+#     6 on CPU 4 alone (the twenty-third session's one-CPU reading was one run, 98.77%).
+# (b) both GPT trainers beside graphed ResNet-50 b1 (load 0.5, Poisson, 10 s a cell, pinned),
+#     with an MPS daemon running (colocc-full) and without (colocc-ts-full), 3 repetitions,
+#     plus the latency tenant alone under libcoloc (colocc-solo) beside the plain run alone:
+#     whether libcoloc is why queued requests were served faster colocated (README.md).
+#     24 cells, estimated 468 s.
+# Prepare first: ./setup.sh && rm -rf build-gpu/suite build-gpu/col &&
+#   sh benchmarks/suite/prepare build build-gpu/suite &&
+#   sh benchmarks/colocation/prepare build build-gpu/col; carry build-gpu/suite and build-gpu/col.
 # usage: sh callf.sh
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 O=$OUT/s30; mkdir -p $O; nvidia-smi > $O/machine.txt 2>&1; nvidia-smi -L
-S=build-gpu/suite; cp $S/PREPARED.txt $O/prepared.txt
-timeout 560 python3 $S/run --pin $S $O/f --modes alone,colocc-solo,colocc-full,colocc-ts-full \
-  --be gpt_train_short,gpt_train_long --repeat 3 --budget 540 > $O/f.txt 2>&1
-echo "rc=$?"
+t0=$(date +%s); c=build-gpu/col; S=build-gpu/suite; cp $S/PREPARED.txt $O/prepared.txt
+export COLOC_RUN_DIR=/tmp/colocrun; mkdir -p $COLOC_RUN_DIR
+{ for i in 1 2 3 4; do echo "== latency tenant, CPUs 4,5 ($i)"
+  LD_PRELOAD=$PWD/$c/libcoloc.so COLOC_ROLE=latency COLOC_LOG=info taskset -c 4,5 timeout 40 $c/launch_ab 30 20000; done
+  for i in 1 2 3 4 5 6; do echo "== latency tenant, CPU 4 ($i)"
+  LD_PRELOAD=$PWD/$c/libcoloc.so COLOC_ROLE=latency COLOC_LOG=info taskset -c 4 timeout 40 $c/launch_ab 30 20000; done; } > $O/launch_ab.txt 2>&1
+echo "launch_ab at $(( $(date +%s) - t0 )) s"; grep -E "^==|over|mean of|per launch|stays busy" $O/launch_ab.txt | cut -c1-230
+unset COLOC_RUN_DIR
+timeout 480 python3 $S/run --pin $S $O/f --modes alone,colocc-solo,colocc-full,colocc-ts-full \
+  --be gpt_train_short,gpt_train_long --repeat 3 --budget 470 > $O/f.txt 2>&1
+echo "matrix rc=$? at $(( $(date +%s) - t0 )) s"
 grep -E "^[|] resnet50" $O/f/summary.md | cut -c1-200 | grep -v "n/a | alone"
 grep -h "busy periods" $O/f/logs/*.colocctl.txt
 grep -h "stays busy" $O/f/logs/*lat.err | sort | uniq -c
 find $O -name colocc-cache -o -name colocc-run -o -name "cache-*" -o -name cupy-cache | xargs rm -rf
-cd $OUT && tar czf s30-f.tgz s30 && rm -rf s30/f
+cd $OUT && tar czf s30.tgz s30 && rm -rf s30/f
