@@ -1,4 +1,5 @@
-# Prepared in the thirtieth session, not run yet: why requests served back to back are faster
+# Prepared in the thirtieth session before a machine came, run later that session (h/).
+# Why requests served back to back are faster
 # beside a trainer (without MPS) than alone: 0.833-0.840 ms against 0.912-0.918 ms at the tenth
 # percentile in every run of the twenty-ninth session (README.md here; the same on the H200 in
 # November). Stored runs rule out the SM clock (1980 MHz through every traffic window, sampled
