@@ -1,4 +1,5 @@
-# Prepared in the thirtieth session, not run (too little device time left to start a machine).
+# Prepared in the thirtieth session (refused there: too little device time left); run as is in
+# the thirty-first session (README.md here).
 # Issue 4's identical results on the library as it stands (9f14eee's
 # runtime): testsuite/gpu/runtime/run, each program (runtime and driver API, Numba, CuPy) run
 # without libcoloc, then as a latency tenant and as a best-effort tenant in each form and with
