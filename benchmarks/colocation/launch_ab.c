@@ -19,7 +19,9 @@
  * both ways meet the same conditions to within a few milliseconds: with
  * blocks of 20,000 launches a way, one round's throughput ratio on the
  * H200 spread from 77% to 119% (2026-12-04).  Each launch call is timed.
- * Printed: one line per round, then
+ * One chunk each way warms up first and is printed apart: the first hooked
+ * launch is where libcoloc joins the coordinator (once per process).
+ * Printed: that, one line per round, then
  *
  *   launch_ab: hooked against direct over R rounds: median call +D us
  *   (rounds -A to +B), throughput P% (rounds L% to H%), hooked slower in S of R
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
 	CUmodule mod;
 	CUfunction fn;
 	double *t, *t2, *diff, *ratio, sum = 0, sum2 = 0, mean, half, mean_diff = 0, sync_diff = 0;
-	double warm = 0;
+	double warm = 0, warm_direct, warm_hooked;
 	int slower = 0;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -202,7 +204,17 @@ int main(int argc, char **argv)
 		return 1;
 	if (hooked == direct)
 		printf("launch_ab: no interposer (both ways are libcuda's cuLaunchKernel)\n");
-	chunk(direct, fn, n < CHUNK ? n : CHUNK, t, &warm); /* warm up */
+	/*
+	 * Warm up both ways, one chunk each, outside the rounds: libcoloc joins
+	 * its GPU's coordinator and starts its monitor at the first hooked
+	 * launch, once per process, which is not the cost of a launch.  Said
+	 * apart, so that it is seen.
+	 */
+	warm_direct = chunk(direct, fn, n < CHUNK ? n : CHUNK, t, &warm);
+	warm_hooked = chunk(hooked, fn, n < CHUNK ? n : CHUNK, t, &warm);
+	printf("launch_ab: warm-up, %d launches each way: direct %.0f us, hooked %.0f us (the first "
+	       "hooked launch starts the interposer), not in the rounds\n", n < CHUNK ? n : CHUNK,
+	       warm_direct, warm_hooked);
 	printf("launch_ab: round  direct us  hooked us   diff us  direct/s  hooked/s\n");
 	for (int r = 0; r < rounds; r++) {
 		struct way d, h;
