@@ -1,5 +1,5 @@
 # Thirty-first session: issue 4's overhead for a latency tenant alone, with launch_ab warming up
-# both ways before its rounds (the first hooked launch joins the coordinator; until 00c0dc2+1
+# both ways before its rounds (the first hooked launch joins the coordinator; before 2b91d18
 # that start landed in round 0). launch_ab 30 20000, 6 runs on CPUs 4,5 and 6 on CPU 4, under
 # LD_PRELOAD=libcoloc.so COLOC_ROLE=latency, nothing else set.
 # Prepare: ./setup.sh && rm -rf build-gpu/col && sh benchmarks/colocation/prepare build build-gpu/col;
